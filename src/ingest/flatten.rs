@@ -1,0 +1,649 @@
+//! Typed FHIR resources to short sentences ("Category is vital-signs. Code is Body Height. Value
+//! is 173.9 cm.") and PHI vault entries.
+//!
+//! Pure functions of their input. What is flattened: Patient (into the vault, plus non-identifying
+//! facts such as gender), Observation (components read one by one, so blood pressure gives both
+//! readings), Procedure, Immunization and DiagnosticReport (dated facts), and Condition,
+//! AllergyIntolerance, MedicationRequest and CarePlan (facts of the per-patient summary).
+//!
+//! **Dates.** A fact's day is the *local date as written in the resource*: the first ten
+//! characters of its dateTime, whatever the offset (`2012-03-02T23:30:00-05:00` is 2012-03-02).
+//! That is the day a clinician would name; converting to UTC would move late-evening readings
+//! to the next day.
+
+use std::collections::{BTreeSet, HashMap};
+
+use chrono::NaiveDate;
+use fhirbolt::model::r4::resources::{
+    AllergyIntolerance, AllergyIntoleranceOnset, CarePlan, Condition, ConditionAbatement, ConditionOnset,
+    DiagnosticReport, DiagnosticReportEffective, Immunization, ImmunizationOccurrence, MedicationRequest,
+    MedicationRequestMedication, Observation, ObservationComponentValue, ObservationEffective, ObservationValue,
+    Patient, PatientDeceased, Procedure, ProcedurePerformed,
+};
+use fhirbolt::model::r4::types::{Address, CodeableConcept, ExtensionValue, HumanName, Quantity, Reference};
+use fhirbolt::model::r4::Resource;
+use sha2::{Digest, Sha256};
+
+use super::parse::ParsedEntry;
+use crate::phi::{PhiKind, PhiValue, VaultEntry};
+
+/// Longest single value (a note, a free-text dosage) kept in a sentence, in characters.
+const MAX_VALUE_CHARS: usize = 400;
+
+/// One resource turned into sentences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    /// The patient's logical id in the source system.
+    pub patient: String,
+    /// FHIR resource type.
+    pub resource_type: &'static str,
+    /// Logical id of the resource (or a content hash when the resource has none).
+    pub resource_id: String,
+    /// The day document this fact belongs to; `None` puts it in the patient's summary.
+    pub day: Option<NaiveDate>,
+    /// For summary facts: the date the fact is about (onset, prescription…), as written.
+    pub event_date: Option<String>,
+    /// The sentences, without the date.
+    pub sentences: String,
+}
+
+/// A patient's demographics, split into vault entries (PHI) and non-identifying facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatientRecord {
+    /// The patient's logical id in the source system.
+    pub fhir_id: String,
+    /// Names, birth date, addresses, telecom and identifiers.
+    pub vault: BTreeSet<VaultEntry>,
+}
+
+/// Everything one message yields.
+#[derive(Debug, Default, Clone)]
+pub struct Flattened {
+    /// Patients whose Patient resource was in the message.
+    pub patients: Vec<PatientRecord>,
+    /// Facts of every patient referenced in the message.
+    pub facts: Vec<Fact>,
+    /// Resources whose subject is not a patient (a Group, a Location) or is missing.
+    pub without_patient: usize,
+}
+
+impl Flattened {
+    /// Logical ids of every patient the message touches, sorted.
+    pub fn patient_ids(&self) -> BTreeSet<&str> {
+        self.patients
+            .iter()
+            .map(|p| p.fhir_id.as_str())
+            .chain(self.facts.iter().map(|f| f.patient.as_str()))
+            .collect()
+    }
+}
+
+/// Flattens the parsed entries of one message.
+pub fn flatten(entries: &[ParsedEntry]) -> Flattened {
+    // fullUrl → patient id, so that `urn:uuid:` references resolve to the Patient in the bundle.
+    let mut patient_urls: HashMap<&str, String> = HashMap::new();
+    for entry in entries {
+        if let Resource::Patient(patient) = &entry.resource {
+            if let Some(id) = patient_id(patient, entry.full_url.as_deref()) {
+                if let Some(url) = entry.full_url.as_deref() {
+                    patient_urls.insert(url, id);
+                }
+            }
+        }
+    }
+    let resolve = |reference: Option<&Reference>| -> Option<String> {
+        let reference = reference?.reference.as_ref()?.value.as_deref()?;
+        if let Some(id) = patient_urls.get(reference) {
+            return Some(id.clone());
+        }
+        patient_id_from_reference(reference)
+    };
+
+    let mut out = Flattened::default();
+    for entry in entries {
+        let fact = match &entry.resource {
+            Resource::Patient(patient) => {
+                if let Some(id) = patient_id(patient, entry.full_url.as_deref()) {
+                    out.facts.push(patient_fact(&id, patient));
+                    out.patients.push(PatientRecord {
+                        vault: vault_entries(patient),
+                        fhir_id: id,
+                    });
+                } else {
+                    out.without_patient += 1;
+                }
+                continue;
+            }
+            Resource::Observation(r) => resolve(r.subject.as_deref()).map(|p| observation(p, r)),
+            Resource::Procedure(r) => resolve(Some(&r.subject)).map(|p| procedure(p, r)),
+            Resource::Immunization(r) => resolve(Some(&r.patient)).map(|p| immunization(p, r)),
+            Resource::DiagnosticReport(r) => resolve(r.subject.as_deref()).map(|p| diagnostic_report(p, r)),
+            Resource::Condition(r) => resolve(Some(&r.subject)).map(|p| condition(p, r)),
+            Resource::AllergyIntolerance(r) => resolve(Some(&r.patient)).map(|p| allergy(p, r)),
+            Resource::MedicationRequest(r) => resolve(Some(&r.subject)).map(|p| medication_request(p, r)),
+            Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
+            _ => continue,
+        };
+        match fact {
+            Some(mut fact) => {
+                let logical_id = entry.resource.id().and_then(|id| id.value.clone());
+                fact.resource_id = logical_id
+                    .or_else(|| entry.full_url.clone())
+                    .unwrap_or_else(|| content_id(&fact));
+                out.facts.push(fact);
+            }
+            None => out.without_patient += 1,
+        }
+    }
+    out
+}
+
+fn content_id(fact: &Fact) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(fact.resource_type.as_bytes());
+    hasher.update([0]);
+    hasher.update(fact.sentences.as_bytes());
+    hasher.update([0]);
+    hasher.update(fact.event_date.as_deref().unwrap_or("").as_bytes());
+    hasher.update(fact.day.map(|d| d.to_string()).unwrap_or_default().as_bytes());
+    format!("sha256:{}", hex::encode(&hasher.finalize()[..16]))
+}
+
+/// The patient's logical id: `Patient.id`, else the uuid of a `urn:uuid:` fullUrl.
+fn patient_id(patient: &Patient, full_url: Option<&str>) -> Option<String> {
+    patient
+        .id
+        .as_ref()
+        .and_then(|id| id.value.clone())
+        .or_else(|| full_url.and_then(patient_id_from_reference))
+        .filter(|id| !id.is_empty())
+}
+
+/// `urn:uuid:X` → X; `Patient/X`, `https://host/fhir/Patient/X/_history/2` → X.
+pub fn patient_id_from_reference(reference: &str) -> Option<String> {
+    if let Some(uuid) = reference.strip_prefix("urn:uuid:") {
+        return (!uuid.is_empty()).then(|| uuid.to_string());
+    }
+    let path = reference.split(['?', '#']).next()?;
+    let mut parts = path.split('/').collect::<Vec<_>>();
+    if let Some(history) = parts.iter().position(|p| *p == "_history") {
+        parts.truncate(history);
+    }
+    let n = parts.len();
+    (n >= 2 && parts[n - 2] == "Patient" && !parts[n - 1].is_empty()).then(|| parts[n - 1].to_string())
+}
+
+/// The local date as written: the first ten characters of a FHIR date or dateTime, when they
+/// form a full date.
+pub fn local_date(value: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(value.get(..10)?, "%Y-%m-%d").ok()
+}
+
+/// Cleans a value for a sentence: no control characters (PostgreSQL refuses NUL), whitespace
+/// collapsed, length bounded, no trailing full stop (the sentence adds its own).
+fn clean(value: &str) -> String {
+    let mut out = String::with_capacity(value.len().min(MAX_VALUE_CHARS));
+    for word in value.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > MAX_VALUE_CHARS {
+            out = out.chars().take(MAX_VALUE_CHARS).collect::<String>() + "…";
+            break;
+        }
+    }
+    out.trim_end_matches('.').to_string()
+}
+
+fn text(value: Option<&fhirbolt::model::r4::types::String>) -> Option<String> {
+    value.and_then(|v| v.value.as_deref()).map(clean).filter(|v| !v.is_empty())
+}
+
+fn code(value: Option<&fhirbolt::model::r4::types::Code>) -> Option<String> {
+    value.and_then(|v| v.value.as_deref()).map(clean).filter(|v| !v.is_empty())
+}
+
+/// A concept's human reading: its text, else the first coding's display, else its code.
+fn concept(cc: &CodeableConcept) -> Option<String> {
+    text(cc.text.as_ref())
+        .or_else(|| cc.coding.iter().find_map(|c| text(c.display.as_ref())))
+        .or_else(|| cc.coding.iter().find_map(|c| code(c.code.as_ref())))
+}
+
+fn concepts(ccs: &[CodeableConcept]) -> Option<String> {
+    let names: Vec<String> = ccs.iter().filter_map(concept).collect();
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+fn quantity(q: &Quantity) -> Option<String> {
+    let value = q.value.as_ref()?.value.as_deref()?;
+    let mut out = String::new();
+    if let Some(comparator) = code(q.comparator.as_ref()) {
+        out.push_str(&comparator);
+        out.push(' ');
+    }
+    out.push_str(value);
+    if let Some(unit) = text(q.unit.as_ref()).or_else(|| code(q.code.as_ref())) {
+        out.push(' ');
+        out.push_str(&unit);
+    }
+    Some(out)
+}
+
+fn date_time(value: Option<&fhirbolt::model::r4::types::DateTime>) -> Option<String> {
+    value.and_then(|v| v.value.clone())
+}
+
+/// Builds "A is B. C is D." from pairs, skipping absent values.
+struct Sentences(String);
+
+impl Sentences {
+    fn new() -> Self {
+        Sentences(String::new())
+    }
+    fn say(&mut self, subject: &str, value: Option<String>) -> &mut Self {
+        if let Some(value) = value.filter(|v| !v.is_empty()) {
+            self.raw(&format!("{subject} is {value}"));
+        }
+        self
+    }
+    fn raw(&mut self, sentence: &str) -> &mut Self {
+        if !self.0.is_empty() {
+            self.0.push(' ');
+        }
+        self.0.push_str(sentence);
+        self.0.push('.');
+        self
+    }
+    fn done(&mut self) -> String {
+        std::mem::take(&mut self.0)
+    }
+}
+
+fn dated_fact(patient: String, resource_type: &'static str, when: Option<String>, sentences: String) -> Fact {
+    let day = when.as_deref().and_then(local_date);
+    Fact {
+        patient,
+        resource_type,
+        resource_id: String::new(),
+        // A dated resource without a usable date still belongs to the patient: the summary
+        // keeps it, with whatever partial date it had.
+        event_date: if day.is_none() { when } else { None },
+        day,
+        sentences,
+    }
+}
+
+fn summary_fact(patient: String, resource_type: &'static str, when: Option<String>, sentences: String) -> Fact {
+    Fact {
+        patient,
+        resource_type,
+        resource_id: String::new(),
+        day: None,
+        event_date: when,
+        sentences,
+    }
+}
+
+fn observation(patient: String, r: &Observation) -> Fact {
+    let mut s = Sentences::new();
+    s.say("Category", concepts(&r.category)).say("Code", concept(&r.code));
+    match r.value.as_ref().and_then(observation_value) {
+        Some(value) => {
+            s.say("Value", Some(value));
+        }
+        None if r.component.is_empty() => {
+            match r.data_absent_reason.as_deref().and_then(concept) {
+                Some(reason) => s.raw(&format!("Value is absent ({reason})")),
+                None => s.raw("No value recorded"),
+            };
+        }
+        None => {}
+    }
+    for component in &r.component {
+        let name = concept(&component.code).unwrap_or_else(|| "Component".into());
+        let value = component.value.as_ref().and_then(component_value);
+        let value = value.or_else(|| {
+            component
+                .data_absent_reason
+                .as_deref()
+                .and_then(concept)
+                .map(|reason| format!("absent ({reason})"))
+        });
+        s.say(&name, Some(value.unwrap_or_else(|| "not recorded".into())));
+    }
+    s.say("Interpretation", concepts(&r.interpretation));
+    let when = match &r.effective {
+        Some(ObservationEffective::DateTime(d)) => d.value.clone(),
+        Some(ObservationEffective::Instant(i)) => i.value.clone(),
+        Some(ObservationEffective::Period(p)) => date_time(p.start.as_ref()),
+        _ => None,
+    }
+    .or_else(|| r.issued.as_ref().and_then(|i| i.value.clone()));
+    dated_fact(patient, "Observation", when, s.done())
+}
+
+fn observation_value(value: &ObservationValue) -> Option<String> {
+    match value {
+        ObservationValue::Quantity(q) => quantity(q),
+        ObservationValue::CodeableConcept(c) => concept(c),
+        ObservationValue::String(v) => text(Some(v)),
+        ObservationValue::Boolean(b) => b.value.map(|b| b.to_string()),
+        ObservationValue::Integer(i) => i.value.map(|i| i.to_string()),
+        ObservationValue::Range(r) => range(r.low.as_deref(), r.high.as_deref()),
+        ObservationValue::Ratio(r) => ratio(r.numerator.as_deref(), r.denominator.as_deref()),
+        ObservationValue::Time(t) => t.value.clone(),
+        ObservationValue::DateTime(d) => d.value.clone(),
+        ObservationValue::Period(p) => range_dates(p.start.as_ref(), p.end.as_ref()),
+        ObservationValue::SampledData(_) => Some("sampled data (not shown)".into()),
+        ObservationValue::Invalid => None,
+    }
+}
+
+fn component_value(value: &ObservationComponentValue) -> Option<String> {
+    match value {
+        ObservationComponentValue::Quantity(q) => quantity(q),
+        ObservationComponentValue::CodeableConcept(c) => concept(c),
+        ObservationComponentValue::String(v) => text(Some(v)),
+        ObservationComponentValue::Boolean(b) => b.value.map(|b| b.to_string()),
+        ObservationComponentValue::Integer(i) => i.value.map(|i| i.to_string()),
+        ObservationComponentValue::Range(r) => range(r.low.as_deref(), r.high.as_deref()),
+        ObservationComponentValue::Ratio(r) => ratio(r.numerator.as_deref(), r.denominator.as_deref()),
+        ObservationComponentValue::Time(t) => t.value.clone(),
+        ObservationComponentValue::DateTime(d) => d.value.clone(),
+        ObservationComponentValue::Period(p) => range_dates(p.start.as_ref(), p.end.as_ref()),
+        ObservationComponentValue::SampledData(_) => Some("sampled data (not shown)".into()),
+        ObservationComponentValue::Invalid => None,
+    }
+}
+
+fn range(low: Option<&Quantity>, high: Option<&Quantity>) -> Option<String> {
+    match (low.and_then(quantity), high.and_then(quantity)) {
+        (Some(l), Some(h)) => Some(format!("between {l} and {h}")),
+        (Some(l), None) => Some(format!("at least {l}")),
+        (None, Some(h)) => Some(format!("at most {h}")),
+        (None, None) => None,
+    }
+}
+
+fn ratio(numerator: Option<&Quantity>, denominator: Option<&Quantity>) -> Option<String> {
+    Some(format!("{} per {}", numerator.and_then(quantity)?, denominator.and_then(quantity)?))
+}
+
+fn range_dates(
+    start: Option<&fhirbolt::model::r4::types::DateTime>,
+    end: Option<&fhirbolt::model::r4::types::DateTime>,
+) -> Option<String> {
+    match (date_time(start), date_time(end)) {
+        (Some(s), Some(e)) => Some(format!("from {s} to {e}")),
+        (Some(s), None) => Some(format!("from {s}")),
+        (None, Some(e)) => Some(format!("until {e}")),
+        (None, None) => None,
+    }
+}
+
+fn procedure(patient: String, r: &Procedure) -> Fact {
+    let mut s = Sentences::new();
+    s.say("Procedure", r.code.as_deref().and_then(concept))
+        .say("Status", code(Some(&r.status)))
+        .say("Reason", concepts(&r.reason_code))
+        .say("Body site", concepts(&r.body_site))
+        .say("Outcome", r.outcome.as_deref().and_then(concept));
+    let when = match &r.performed {
+        Some(ProcedurePerformed::DateTime(d)) => d.value.clone(),
+        Some(ProcedurePerformed::Period(p)) => date_time(p.start.as_ref()),
+        Some(ProcedurePerformed::String(v)) => v.value.clone(),
+        _ => None,
+    };
+    dated_fact(patient, "Procedure", when, s.done())
+}
+
+fn immunization(patient: String, r: &Immunization) -> Fact {
+    let mut s = Sentences::new();
+    s.say("Immunization", concept(&r.vaccine_code))
+        .say("Status", code(Some(&r.status)));
+    let when = match &r.occurrence {
+        ImmunizationOccurrence::DateTime(d) => d.value.clone(),
+        ImmunizationOccurrence::String(v) => v.value.clone(),
+        ImmunizationOccurrence::Invalid => None,
+    };
+    dated_fact(patient, "Immunization", when, s.done())
+}
+
+fn diagnostic_report(patient: String, r: &DiagnosticReport) -> Fact {
+    // presentedForm (often a base64 clinical note that quotes the patient's name) is left out on
+    // purpose: it is free text the vault cannot vouch for.
+    let mut s = Sentences::new();
+    s.say("Report", concept(&r.code))
+        .say("Report category", concepts(&r.category))
+        .say("Conclusion", text(r.conclusion.as_ref()))
+        .say("Conclusion code", concepts(&r.conclusion_code));
+    let when = match &r.effective {
+        Some(DiagnosticReportEffective::DateTime(d)) => d.value.clone(),
+        Some(DiagnosticReportEffective::Period(p)) => date_time(p.start.as_ref()),
+        _ => None,
+    }
+    .or_else(|| r.issued.as_ref().and_then(|i| i.value.clone()));
+    dated_fact(patient, "DiagnosticReport", when, s.done())
+}
+
+fn condition(patient: String, r: &Condition) -> Fact {
+    let mut s = Sentences::new();
+    s.say("Condition", r.code.as_deref().and_then(concept))
+        .say("Clinical status", r.clinical_status.as_deref().and_then(concept))
+        .say("Verification status", r.verification_status.as_deref().and_then(concept))
+        .say("Severity", r.severity.as_deref().and_then(concept))
+        .say("Category", concepts(&r.category));
+    let abated = match &r.abatement {
+        Some(ConditionAbatement::DateTime(d)) => d.value.clone(),
+        Some(ConditionAbatement::Period(p)) => date_time(p.start.as_ref()),
+        Some(ConditionAbatement::String(v)) => text(Some(v)),
+        _ => None,
+    };
+    if let Some(abated) = abated {
+        s.raw(&format!("Abated on {}", abated.get(..10).unwrap_or(&abated)));
+    }
+    let onset = match &r.onset {
+        Some(ConditionOnset::DateTime(d)) => d.value.clone(),
+        Some(ConditionOnset::Period(p)) => date_time(p.start.as_ref()),
+        Some(ConditionOnset::String(v)) => text(Some(v)),
+        _ => None,
+    }
+    .or_else(|| date_time(r.recorded_date.as_ref()));
+    summary_fact(patient, "Condition", onset, s.done())
+}
+
+fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
+    let mut s = Sentences::new();
+    let categories: Vec<String> = r.category.iter().filter_map(|c| code(Some(c))).collect();
+    s.say("Allergy", r.code.as_deref().and_then(concept))
+        .say("Type", code(r.r#type.as_ref()))
+        .say("Category", (!categories.is_empty()).then(|| categories.join(", ")))
+        .say("Criticality", code(r.criticality.as_ref()))
+        .say("Clinical status", r.clinical_status.as_deref().and_then(concept));
+    for reaction in &r.reaction {
+        let mut what = concepts(&reaction.manifestation).unwrap_or_else(|| "unspecified".into());
+        if let Some(severity) = code(reaction.severity.as_ref()) {
+            what = format!("{what} ({severity})");
+        }
+        s.say("Reaction", Some(what));
+    }
+    let when = match &r.onset {
+        Some(AllergyIntoleranceOnset::DateTime(d)) => d.value.clone(),
+        Some(AllergyIntoleranceOnset::Period(p)) => date_time(p.start.as_ref()),
+        _ => None,
+    }
+    .or_else(|| date_time(r.recorded_date.as_ref()));
+    summary_fact(patient, "AllergyIntolerance", when, s.done())
+}
+
+fn medication_request(patient: String, r: &MedicationRequest) -> Fact {
+    let medication = match &r.medication {
+        MedicationRequestMedication::CodeableConcept(c) => concept(c),
+        MedicationRequestMedication::Reference(reference) => text(reference.display.as_ref()),
+        MedicationRequestMedication::Invalid => None,
+    };
+    let dosage: Vec<String> = r.dosage_instruction.iter().filter_map(|d| text(d.text.as_ref())).collect();
+    let mut s = Sentences::new();
+    s.say("Medication", medication)
+        .say("Status", code(Some(&r.status)))
+        .say("Intent", code(Some(&r.intent)))
+        .say("Dosage", (!dosage.is_empty()).then(|| dosage.join("; ")))
+        .say("Reason", concepts(&r.reason_code));
+    summary_fact(patient, "MedicationRequest", date_time(r.authored_on.as_ref()), s.done())
+}
+
+fn care_plan(patient: String, r: &CarePlan) -> Fact {
+    let activities: Vec<String> = r
+        .activity
+        .iter()
+        .filter_map(|a| a.detail.as_ref()?.code.as_deref().and_then(concept))
+        .collect();
+    let mut s = Sentences::new();
+    s.say("Care plan", concepts(&r.category).or_else(|| text(r.title.as_ref())))
+        .say("Status", code(Some(&r.status)))
+        .say("Activities", (!activities.is_empty()).then(|| activities.join(", ")));
+    let when = r.period.as_deref().and_then(|p| date_time(p.start.as_ref()));
+    summary_fact(patient, "CarePlan", when, s.done())
+}
+
+/// Non-identifying facts about the patient for the summary document.
+fn patient_fact(id: &str, r: &Patient) -> Fact {
+    let mut s = Sentences::new();
+    s.say("Gender", code(r.gender.as_ref()))
+        .say("Marital status", r.marital_status.as_deref().and_then(concept));
+    match &r.deceased {
+        Some(PatientDeceased::Boolean(b)) if b.value == Some(true) => {
+            s.raw("The patient is deceased");
+        }
+        Some(PatientDeceased::DateTime(d)) => {
+            let on = d.value.as_deref().and_then(local_date).map(|d| d.to_string());
+            s.raw(&match on {
+                Some(on) => format!("The patient died on {on}"),
+                None => "The patient is deceased".into(),
+            });
+        }
+        _ => {}
+    }
+    let languages: Vec<String> = r.communication.iter().filter_map(|c| concept(&c.language)).collect();
+    s.say("Language", (!languages.is_empty()).then(|| languages.join(", ")));
+    summary_fact(id.to_string(), "Patient", None, s.done())
+}
+
+const MOTHERS_MAIDEN_NAME: &str = "http://hl7.org/fhir/StructureDefinition/patient-mothersMaidenName";
+const BIRTH_PLACE: &str = "http://hl7.org/fhir/StructureDefinition/patient-birthPlace";
+
+/// Everything identifying about a patient, for the vault.
+pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
+    let mut out = BTreeSet::new();
+    let mut add = |kind: PhiKind, value: &str| {
+        let value = PhiValue::new(value);
+        if !value.is_empty() {
+            out.insert(VaultEntry { kind, value });
+        }
+    };
+    for name in r.name.iter().chain(r.contact.iter().filter_map(|c| c.name.as_deref())) {
+        add_name(&mut add, name);
+    }
+    if let Some(birth) = r.birth_date.as_ref().and_then(|d| d.value.as_deref()) {
+        add(PhiKind::BirthDate, birth);
+    }
+    for address in r.address.iter().chain(r.contact.iter().filter_map(|c| c.address.as_deref())) {
+        add_address(&mut add, address, PhiKind::Address);
+    }
+    for telecom in r.telecom.iter().chain(r.contact.iter().flat_map(|c| c.telecom.iter())) {
+        let Some(value) = telecom.value.as_ref().and_then(|v| v.value.as_deref()) else {
+            continue;
+        };
+        let kind = match telecom.system.as_ref().and_then(|s| s.value.as_deref()) {
+            Some("email") => PhiKind::Email,
+            Some("phone" | "fax" | "sms" | "pager") | None => PhiKind::Phone,
+            Some(_) => PhiKind::Identifier,
+        };
+        add(kind, value);
+    }
+    for identifier in &r.identifier {
+        let Some(value) = identifier.value.as_ref().and_then(|v| v.value.as_deref()) else {
+            continue;
+        };
+        let type_code = identifier
+            .r#type
+            .as_deref()
+            .and_then(|t| t.coding.iter().find_map(|c| c.code.as_ref()?.value.as_deref()));
+        let kind = match type_code {
+            Some("SS") => PhiKind::Ssn,
+            Some("MR") => PhiKind::MedicalRecordNumber,
+            Some("DL") => PhiKind::DriversLicense,
+            Some("PPN") => PhiKind::Passport,
+            _ => PhiKind::Identifier,
+        };
+        add(kind, value);
+    }
+    for extension in &r.extension {
+        match (extension.url.as_str(), extension.value.as_ref()) {
+            (MOTHERS_MAIDEN_NAME, Some(ExtensionValue::String(v))) => {
+                if let Some(v) = v.value.as_deref() {
+                    add(PhiKind::MaidenName, v);
+                }
+            }
+            (BIRTH_PLACE, Some(ExtensionValue::Address(a))) => add_address(&mut add, a, PhiKind::BirthPlace),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn add_name(add: &mut impl FnMut(PhiKind, &str), name: &HumanName) {
+    let maiden = name.r#use.as_ref().and_then(|u| u.value.as_deref()) == Some("maiden");
+    let given: Vec<&str> = name.given.iter().filter_map(|g| g.value.as_deref()).collect();
+    let family = name.family.as_ref().and_then(|f| f.value.as_deref());
+    let prefix: Vec<&str> = name.prefix.iter().filter_map(|p| p.value.as_deref()).collect();
+    let suffix: Vec<&str> = name.suffix.iter().filter_map(|p| p.value.as_deref()).collect();
+    for g in &given {
+        add(PhiKind::GivenName, g);
+    }
+    if let Some(f) = family {
+        add(if maiden { PhiKind::MaidenName } else { PhiKind::FamilyName }, f);
+    }
+    for p in &prefix {
+        add(PhiKind::NamePrefix, p);
+    }
+    for s in &suffix {
+        add(PhiKind::NameSuffix, s);
+    }
+    if let Some(text) = name.text.as_ref().and_then(|t| t.value.as_deref()) {
+        add(PhiKind::FullName, text);
+    }
+    let plain: Vec<&str> = given.iter().copied().chain(family).collect();
+    if !plain.is_empty() {
+        add(PhiKind::FullName, &plain.join(" "));
+        let styled: Vec<&str> = prefix.iter().copied().chain(plain.iter().copied()).chain(suffix.iter().copied()).collect();
+        add(PhiKind::FullName, &styled.join(" "));
+    }
+}
+
+fn add_address(add: &mut impl FnMut(PhiKind, &str), address: &Address, whole: PhiKind) {
+    let lines: Vec<&str> = address.line.iter().filter_map(|l| l.value.as_deref()).collect();
+    let city = address.city.as_ref().and_then(|c| c.value.as_deref());
+    let postal = address.postal_code.as_ref().and_then(|c| c.value.as_deref());
+    let state = address.state.as_ref().and_then(|c| c.value.as_deref());
+    for line in &lines {
+        add(PhiKind::AddressLine, line);
+    }
+    // A city or state on its own is not identifying (HIPAA's safe harbour keeps the state), but a
+    // city is kept in the vault so the guard can see a whole address being reassembled.
+    if let Some(city) = city {
+        add(PhiKind::City, city);
+    }
+    if let Some(postal) = postal {
+        add(PhiKind::PostalCode, postal);
+    }
+    if let Some(text) = address.text.as_ref().and_then(|t| t.value.as_deref()) {
+        add(whole, text);
+    }
+    let parts: Vec<&str> = lines.iter().copied().chain(city).chain(state).chain(postal).collect();
+    if !parts.is_empty() {
+        add(whole, &parts.join(", "));
+    }
+}

@@ -1,0 +1,299 @@
+//! Untrusted bytes to typed FHIR R4 resources, safely.
+//!
+//! Bundles arrive from outside and a strict typed parser can panic or spin on hostile JSON
+//! (fhirbolt 0.4 panics on `"coding": []` and never returns on a DSTU2 `fhir_comments` array, see
+//! `shared/data/fhir-r4/invalid-fhir-test-cases/SOURCE.md`). So, in order:
+//!
+//! 1. the message size is bounded;
+//! 2. `serde_json` checks that it is JSON at all (its recursion limit stops deeply nested input);
+//! 3. the root must be a `Bundle` or a single resource;
+//! 4. each entry whose type we flatten is parsed with fhirbolt on a parser thread, one entry at a
+//!    time, with panics caught and a time limit per entry; entries of other types are skipped
+//!    without parsing. A bad entry is reported and the others carry on.
+//!
+//! A parser thread that overruns its time limit cannot be stopped from outside: it is abandoned
+//! (and counted, see [`abandoned_parser_threads`]) and a fresh one takes the remaining entries.
+
+use std::collections::{HashMap, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use fhirbolt::model::r4::Resource;
+use fhirbolt::serde::{DeserializationConfig, DeserializationMode};
+use serde_json::Value;
+
+/// Thread name of parser threads; the panic hook in `main` keeps their panic payloads (which may
+/// quote input) out of the logs.
+pub const PARSER_THREAD_NAME: &str = "fhir-parse";
+
+/// Resource types the flattener turns into sentences; all others are skipped unparsed.
+pub const FLATTENED_TYPES: &[&str] = &[
+    "Patient",
+    "Observation",
+    "Procedure",
+    "Condition",
+    "AllergyIntolerance",
+    "MedicationRequest",
+    "Immunization",
+    "DiagnosticReport",
+    "CarePlan",
+];
+
+static ABANDONED: AtomicU64 = AtomicU64::new(0);
+
+/// How many parser threads overran their time limit since the process started. Each still
+/// burns CPU; operators should restart a worker whose count keeps growing.
+pub fn abandoned_parser_threads() -> u64 {
+    ABANDONED.load(Ordering::Relaxed)
+}
+
+/// Limits applied to each message.
+#[derive(Clone, Copy, Debug)]
+pub struct ParseLimits {
+    /// Largest accepted message, in bytes.
+    pub max_bytes: usize,
+    /// Longest time the typed parse of one entry may take.
+    pub entry_timeout: Duration,
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        ParseLimits {
+            max_bytes: 64 * 1024 * 1024,
+            entry_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Why a whole message was rejected. All of these are permanent: retrying cannot help.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParseError {
+    /// The message is larger than the configured bound.
+    #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// Size of the message.
+        size: usize,
+        /// Configured limit.
+        limit: usize,
+    },
+    /// The message is not valid JSON (or nested too deeply).
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not a FHIR resource.
+    #[error("not a FHIR resource: {0}")]
+    NotFhir(String),
+    /// A single resource (not a bundle) that failed the typed parse.
+    #[error("invalid {resource_type}: {reason}")]
+    InvalidResource {
+        /// The declared `resourceType`.
+        resource_type: String,
+        /// What the parser said.
+        reason: String,
+    },
+}
+
+/// One entry that could not be parsed; the rest of its bundle was kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RejectedEntry {
+    /// Position of the entry in `Bundle.entry`.
+    pub index: usize,
+    /// Declared resource type.
+    pub resource_type: String,
+    /// What went wrong (parser message, "panicked", or "timed out").
+    pub reason: String,
+}
+
+/// A parsed resource with what is needed to resolve references to it.
+#[derive(Debug, Clone)]
+pub struct ParsedEntry {
+    /// `Bundle.entry.fullUrl`, when given.
+    pub full_url: Option<String>,
+    /// The typed resource.
+    pub resource: Resource,
+}
+
+/// The outcome of parsing one message.
+#[derive(Debug, Default)]
+pub struct ParsedBundle {
+    /// Entries of flattened types that parsed.
+    pub entries: Vec<ParsedEntry>,
+    /// Entries skipped because we do not flatten their type, by type.
+    pub skipped: HashMap<String, usize>,
+    /// Entries that failed to parse.
+    pub rejected: Vec<RejectedEntry>,
+    /// Number of entries in the message (1 for a single resource).
+    pub total_entries: usize,
+}
+
+/// Parses one message from the bundle topic. Blocking: call it off the async runtime.
+pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, ParseError> {
+    if bytes.len() > limits.max_bytes {
+        return Err(ParseError::TooLarge {
+            size: bytes.len(),
+            limit: limits.max_bytes,
+        });
+    }
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| ParseError::NotJson(e.to_string()))?;
+    let resource_type = declared_type(&root)
+        .ok_or_else(|| ParseError::NotFhir("the root has no \"resourceType\" string".into()))?
+        .to_string();
+
+    if resource_type != "Bundle" {
+        // A single resource: the typed parse also tells a real FHIR type from a made-up one.
+        let mut outcome = parse_entries(vec![(0, None, root)], limits);
+        if let Some(rejected) = outcome.rejected.pop() {
+            return Err(ParseError::InvalidResource {
+                resource_type,
+                reason: rejected.reason,
+            });
+        }
+        outcome.total_entries = 1;
+        if outcome.entries.is_empty() {
+            *outcome.skipped.entry(resource_type).or_default() += 1;
+        }
+        return Ok(outcome);
+    }
+
+    let Value::Object(mut bundle) = root else {
+        unreachable!("declared_type only succeeds on objects")
+    };
+    let entries = match bundle.remove("entry") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(entries)) => entries,
+        Some(_) => return Err(ParseError::NotFhir("Bundle.entry is not an array".into())),
+    };
+    let total_entries = entries.len();
+    let mut skipped: HashMap<String, usize> = HashMap::new();
+    let mut rejected = Vec::new();
+    let mut to_parse = Vec::new();
+    for (index, entry) in entries.into_iter().enumerate() {
+        let Value::Object(mut entry) = entry else {
+            rejected.push(RejectedEntry {
+                index,
+                resource_type: "?".into(),
+                reason: "entry is not an object".into(),
+            });
+            continue;
+        };
+        let full_url = entry.get("fullUrl").and_then(Value::as_str).map(str::to_string);
+        let Some(resource) = entry.remove("resource") else {
+            // Entries without a resource (e.g. a DELETE request) carry nothing to flatten.
+            *skipped.entry("(no resource)".into()).or_default() += 1;
+            continue;
+        };
+        match declared_type(&resource) {
+            None => rejected.push(RejectedEntry {
+                index,
+                resource_type: "?".into(),
+                reason: "resource has no \"resourceType\" string".into(),
+            }),
+            Some(t) if FLATTENED_TYPES.contains(&t) => to_parse.push((index, full_url, resource)),
+            Some(t) => *skipped.entry(t.to_string()).or_default() += 1,
+        }
+    }
+    let mut outcome = parse_entries(to_parse, limits);
+    outcome.total_entries = total_entries;
+    for (t, n) in skipped {
+        *outcome.skipped.entry(t).or_default() += n;
+    }
+    outcome.rejected.extend(rejected);
+    outcome.rejected.sort_by_key(|r| r.index);
+    Ok(outcome)
+}
+
+fn declared_type(value: &Value) -> Option<&str> {
+    value.as_object()?.get("resourceType")?.as_str()
+}
+
+type Pending = (usize, Option<String>, Value);
+type Queue = Arc<Mutex<VecDeque<Pending>>>;
+
+/// Parses entries on a parser thread, one at a time, each under the time limit.
+///
+/// The thread pulls entries from a queue it shares with the caller and announces the entry it
+/// works on; when it overruns the limit, the caller rejects that entry, takes the rest of the
+/// queue and starts a fresh thread on it. The stuck thread finds its queue empty if it ever
+/// returns.
+fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
+    let mut outcome = ParsedBundle::default();
+    let mut queue: VecDeque<Pending> = entries.into();
+    while !queue.is_empty() {
+        let shared: Queue = Arc::new(Mutex::new(std::mem::take(&mut queue)));
+        let current: Arc<Mutex<Option<(usize, String)>>> = Arc::default();
+        let (sender, receiver) = mpsc::channel::<(usize, Option<String>, String, Result<Resource, String>)>();
+        let spawned = {
+            let shared = Arc::clone(&shared);
+            let current = Arc::clone(&current);
+            std::thread::Builder::new()
+                .name(PARSER_THREAD_NAME.into())
+                .spawn(move || loop {
+                    let next = lock(&shared).pop_front();
+                    let Some((index, full_url, value)) = next else { return };
+                    let resource_type = declared_type(&value).unwrap_or("?").to_string();
+                    *lock(&current) = Some((index, resource_type.clone()));
+                    let result = catch_unwind(AssertUnwindSafe(|| typed_parse(value)))
+                        .unwrap_or_else(|_| Err("the typed parser panicked".into()));
+                    if sender.send((index, full_url, resource_type, result)).is_err() {
+                        return;
+                    }
+                })
+        };
+        if let Err(e) = spawned {
+            for (index, _, value) in lock(&shared).drain(..) {
+                outcome.rejected.push(RejectedEntry {
+                    index,
+                    resource_type: declared_type(&value).unwrap_or("?").to_string(),
+                    reason: format!("could not start a parser thread: {e}"),
+                });
+            }
+            return outcome;
+        }
+        loop {
+            match receiver.recv_timeout(limits.entry_timeout) {
+                Ok((_, full_url, _, Ok(resource))) => outcome.entries.push(ParsedEntry { full_url, resource }),
+                Ok((index, _, resource_type, Err(reason))) => outcome.rejected.push(RejectedEntry {
+                    index,
+                    resource_type,
+                    reason,
+                }),
+                // The thread finished the queue and hung up.
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // Take the rest first, so that the stuck thread cannot pick up more.
+                    queue = std::mem::take(&mut *lock(&shared));
+                    let (index, resource_type) = lock(&current).clone().unwrap_or((usize::MAX, "?".into()));
+                    ABANDONED.fetch_add(1, Ordering::Relaxed);
+                    tracing::error!(
+                        entry = index,
+                        resource_type = %resource_type,
+                        abandoned_total = abandoned_parser_threads(),
+                        "typed parse overran its time limit; parser thread abandoned (restart the worker if this repeats)"
+                    );
+                    outcome.rejected.push(RejectedEntry {
+                        index,
+                        resource_type,
+                        reason: format!("typed parse did not finish within {:?}", limits.entry_timeout),
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    outcome
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Panics are caught inside the parser thread, so poisoning cannot carry a broken state.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn typed_parse(value: Value) -> Result<Resource, String> {
+    let config = DeserializationConfig {
+        // Unknown elements (extensions from other FHIR versions, vendor fields) do not make a
+        // resource useless: keep what the R4 model knows.
+        mode: DeserializationMode::Compatibility,
+    };
+    fhirbolt::json::from_json_value::<Resource>(value, Some(config)).map_err(|e| e.to_string())
+}

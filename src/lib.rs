@@ -1,0 +1,38 @@
+//! fhir-rag: a streaming FHIR patient-record store with privacy-preserving question answering.
+//!
+//! ```text
+//! INGEST  topic fhir.bundles ─▶ parse (bounded, panic-safe, time-bounded, entry by entry)
+//!         ─▶ flatten to sentences ─▶ facts per resource ─▶ documents per (patient, local date)
+//!            plus one summary document per patient
+//!         ─▶ PHI vault (demographics and identifiers, never in document text)
+//!         ─▶ embed changed documents in micro-batches (dedicated model thread)
+//!         ─▶ one PostgreSQL transaction (pgvector + full text) ─▶ commit the Kafka offset
+//!         (a bundle that can never succeed ─▶ topic fhir.bundles.dlq with the reason, then commit)
+//!
+//! ANSWER  topic rag.queries ─▶ Search ─▶ Synthesis ─▶ Review ─▶ LLM ─▶ privacy guard
+//!         ─▶ topic rag.answers                                   (see the answer-path issue)
+//! ```
+//!
+//! # Layout
+//!
+//! - [`config`]: command line and environment (clap), one struct per role.
+//! - [`ingest`]: the ingest path's stages: [`ingest::parse`] (untrusted bytes to typed FHIR),
+//!   [`ingest::flatten`] (resources to sentences and vault entries), [`ingest::documents`]
+//!   (facts to documents and chunks), [`ingest::worker`] (the Kafka consumer loop).
+//! - [`embed`]: the [`embed::Embedder`] trait, the BERT model ([`embed::bert`]), the batching
+//!   queue in front of it ([`embed::batcher`]) and a deterministic embedder for unit tests.
+//! - [`store`]: PostgreSQL: migrations, the PHI vault, facts, documents and chunks.
+//! - [`bus`]: Kafka clients and the topic contracts in `topics/`.
+//! - [`backfill`]: reads Synthea archives and bulk exports and publishes them as bundles.
+//! - [`bench`]: benchmarks that print figures and write them under `docs/results/`.
+//! - [`phi`]: types that hold protected health information and never print it.
+
+pub mod backfill;
+pub mod bench;
+pub mod bus;
+pub mod config;
+pub mod embed;
+pub mod ingest;
+pub mod phi;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,139 @@
+//! Protected health information: values that may only live in the PHI vault.
+//!
+//! Every type here redacts itself in `Debug` so that a stray `{:?}` in a log line or an error
+//! message cannot leak a name, an address or an identifier.
+
+use std::fmt;
+
+/// One string of protected health information (a name, an address line, an identifier…).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PhiValue(String);
+
+impl PhiValue {
+    /// Wraps a value; surrounding whitespace is trimmed.
+    pub fn new(value: impl Into<String>) -> Self {
+        PhiValue(value.into().trim().to_string())
+    }
+
+    /// The raw value. Call sites are the vault writer and the privacy guard only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the value is empty after trimming.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for PhiValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PhiValue([redacted])")
+    }
+}
+
+/// What a vault entry is; stored as text in `phi_vault.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PhiKind {
+    /// A whole name as it would be written ("Mrs. Jane87 Doe12").
+    FullName,
+    /// A given name.
+    GivenName,
+    /// A family name.
+    FamilyName,
+    /// A name prefix ("Mrs.", "Dr.").
+    NamePrefix,
+    /// A name suffix ("PhD", "Jr.").
+    NameSuffix,
+    /// A maiden name (HumanName.use = maiden, or the mother's maiden name extension).
+    MaidenName,
+    /// Birth date as written in the resource (YYYY-MM-DD).
+    BirthDate,
+    /// One address line.
+    AddressLine,
+    /// A whole address on one line.
+    Address,
+    /// City.
+    City,
+    /// Postal code.
+    PostalCode,
+    /// Phone or fax number.
+    Phone,
+    /// E-mail address.
+    Email,
+    /// Social security number.
+    Ssn,
+    /// Medical record number.
+    MedicalRecordNumber,
+    /// Driver's licence.
+    DriversLicense,
+    /// Passport number.
+    Passport,
+    /// Any other identifier value.
+    Identifier,
+    /// Place of birth.
+    BirthPlace,
+}
+
+impl PhiKind {
+    /// The stable name stored in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhiKind::FullName => "full_name",
+            PhiKind::GivenName => "given_name",
+            PhiKind::FamilyName => "family_name",
+            PhiKind::NamePrefix => "name_prefix",
+            PhiKind::NameSuffix => "name_suffix",
+            PhiKind::MaidenName => "maiden_name",
+            PhiKind::BirthDate => "birth_date",
+            PhiKind::AddressLine => "address_line",
+            PhiKind::Address => "address",
+            PhiKind::City => "city",
+            PhiKind::PostalCode => "postal_code",
+            PhiKind::Phone => "phone",
+            PhiKind::Email => "email",
+            PhiKind::Ssn => "ssn",
+            PhiKind::MedicalRecordNumber => "mrn",
+            PhiKind::DriversLicense => "drivers_license",
+            PhiKind::Passport => "passport",
+            PhiKind::Identifier => "identifier",
+            PhiKind::BirthPlace => "birth_place",
+        }
+    }
+}
+
+/// One row of the PHI vault.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VaultEntry {
+    /// What the value is.
+    pub kind: PhiKind,
+    /// The value itself (redacted in `Debug`).
+    pub value: PhiValue,
+}
+
+/// Removes the digits Synthea appends to generated names ("Abe604" → "Abe").
+pub fn strip_digits(name: &str) -> String {
+    name.chars().filter(|c| !c.is_ascii_digit()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_the_value() {
+        let entry = VaultEntry {
+            kind: PhiKind::GivenName,
+            value: PhiValue::new("Abe604"),
+        };
+        let printed = format!("{entry:?}");
+        assert!(!printed.contains("Abe"), "{printed}");
+        assert!(printed.contains("GivenName"));
+    }
+
+    #[test]
+    fn strips_synthea_digit_suffixes() {
+        assert_eq!(strip_digits("Frami345"), "Frami");
+        assert_eq!(strip_digits("O'Keefe54"), "O'Keefe");
+    }
+}

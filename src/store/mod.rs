@@ -1,0 +1,606 @@
+//! PostgreSQL with pgvector: the one store.
+//!
+//! [`Store::apply`] writes everything one message yields in a single transaction: patients, PHI
+//! vault entries, facts, and the documents those facts change, re-embedded. A document whose text
+//! hash did not change is neither rewritten nor re-embedded, so replaying a bundle changes nothing
+//! and costs little. The caller commits the Kafka offset only after `apply` returns.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use chrono::NaiveDate;
+use pgvector::Vector;
+use serde::Serialize;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{AssertSqlSafe, PgPool, Postgres, Row, Transaction};
+
+use crate::embed::batcher::EmbeddingService;
+use crate::embed::{EmbedError, ModelInfo};
+use crate::ingest::documents::{self, Document, StoredFact};
+use crate::ingest::flatten::Flattened;
+
+/// How a failure should be handled by the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// Worth retrying while the offset is held (database down, deadlock).
+    Transient,
+    /// Retrying cannot help (the data is refused): dead-letter the message.
+    Permanent,
+    /// The process cannot go on (the model thread died): stop without committing.
+    Fatal,
+}
+
+/// Errors of the store layer.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// PostgreSQL said no, or could not be reached.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Migrations failed.
+    #[error("migrations: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    /// Embedding the changed documents failed.
+    #[error("embedding: {0}")]
+    Embedding(#[from] EmbedError),
+    /// The store was filled by a model of another dimension.
+    #[error(
+        "this database holds {stored_dimension}-d embeddings from model {stored_model}, but the configured model \
+         {configured_model} gives {configured_dimension}-d vectors: use a fresh database (or the model it was built with)"
+    )]
+    ModelMismatch {
+        /// Model recorded in the store.
+        stored_model: String,
+        /// Its dimension.
+        stored_dimension: i32,
+        /// Model configured now.
+        configured_model: String,
+        /// Its dimension.
+        configured_dimension: usize,
+    },
+}
+
+impl StoreError {
+    /// Whether to retry, dead-letter, or stop.
+    pub fn disposition(&self) -> Disposition {
+        match self {
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                let code = db.code().unwrap_or_default();
+                match &code[..code.len().min(2)] {
+                    // data exception, integrity violation, syntax/access (a bad value in the data)
+                    "22" | "23" => Disposition::Permanent,
+                    _ => Disposition::Transient,
+                }
+            }
+            StoreError::Database(_) => Disposition::Transient,
+            StoreError::Migration(_) | StoreError::ModelMismatch { .. } => Disposition::Fatal,
+            StoreError::Embedding(EmbedError::Stopped) => Disposition::Fatal,
+            StoreError::Embedding(_) => Disposition::Permanent,
+        }
+    }
+}
+
+/// What one `apply` did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ApplyOutcome {
+    /// Facts inserted or changed.
+    pub facts_written: u64,
+    /// Documents (re)written and re-embedded.
+    pub documents_written: u64,
+    /// Documents whose text did not change.
+    pub documents_unchanged: u64,
+    /// Documents removed because no fact is left in them.
+    pub documents_removed: u64,
+    /// Chunks embedded.
+    pub chunks_embedded: u64,
+    /// Tokens in those chunks.
+    pub tokens_embedded: u64,
+}
+
+/// Row counts, for summaries, tests and benchmarks.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct StoreCounts {
+    /// Patients known.
+    pub patients: i64,
+    /// Patients that have a Patient resource (vault entries).
+    pub patients_with_demographics: i64,
+    /// Vault rows.
+    pub vault_entries: i64,
+    /// Facts (flattened resources).
+    pub facts: i64,
+    /// Documents, all kinds.
+    pub documents: i64,
+    /// Of which per-patient summaries.
+    pub summary_documents: i64,
+    /// Chunks, each with one embedding.
+    pub embeddings: i64,
+}
+
+/// Connection settings.
+#[derive(Clone, clap::Args)]
+pub struct StoreConfig {
+    /// PostgreSQL URL (the pgvector extension must be installable in that database).
+    #[arg(
+        long = "database-url",
+        env = "FHIR_RAG_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:54329/fhir_rag"
+    )]
+    pub database_url: String,
+    /// Connections in the pool.
+    #[arg(long, env = "FHIR_RAG_DATABASE_CONNECTIONS", default_value_t = 8)]
+    pub database_connections: u32,
+}
+
+impl std::fmt::Debug for StoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL may carry a password.
+        let redacted = match self.database_url.split_once('@') {
+            Some((_, host)) => format!("postgres://[redacted]@{host}"),
+            None => self.database_url.clone(),
+        };
+        f.debug_struct("StoreConfig")
+            .field("database_url", &redacted)
+            .field("database_connections", &self.database_connections)
+            .finish()
+    }
+}
+
+/// The store.
+#[derive(Clone)]
+pub struct Store {
+    pool: PgPool,
+}
+
+type DocKey = (i64, Option<NaiveDate>);
+
+impl Store {
+    /// Connects (lazily retried by the pool).
+    pub async fn connect(config: &StoreConfig) -> Result<Self, StoreError> {
+        let options: PgConnectOptions = config.database_url.parse()?;
+        let pool = PgPoolOptions::new()
+            .max_connections(config.database_connections)
+            .acquire_timeout(std::time::Duration::from_secs(10))
+            .connect_with(options)
+            .await?;
+        Ok(Store { pool })
+    }
+
+    /// The connection pool (for tests and reports).
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Runs the migrations in `migrations/`.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        sqlx::migrate!("./migrations").run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Records the embedding model on first use and sizes the vector column and its HNSW index
+    /// to its dimension; refuses a model of another dimension than the one the store holds.
+    pub async fn ensure_embedding_model(&self, info: &ModelInfo) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // Several workers may start at once: one of them sizes the column.
+        sqlx::query("SELECT pg_advisory_xact_lock(7011207)").execute(&mut *tx).await?;
+        let stored: Option<(String, i32)> =
+            sqlx::query_as("SELECT embedding_model, embedding_dimension FROM store_settings")
+                .fetch_optional(&mut *tx)
+                .await?;
+        match stored {
+            Some((model, dimension)) if dimension as usize != info.dimension => {
+                return Err(StoreError::ModelMismatch {
+                    stored_model: model,
+                    stored_dimension: dimension,
+                    configured_model: info.name.clone(),
+                    configured_dimension: info.dimension,
+                });
+            }
+            Some((model, _)) => {
+                if model != info.name {
+                    tracing::warn!(stored = %model, configured = %info.name,
+                        "the store was filled by another model of the same dimension; similarities across the two are meaningless");
+                }
+            }
+            None => {
+                sqlx::query("INSERT INTO store_settings (embedding_model, embedding_dimension) VALUES ($1, $2)")
+                    .bind(&info.name)
+                    .bind(info.dimension as i32)
+                    .execute(&mut *tx)
+                    .await?;
+                // DDL cannot take bind parameters; the dimension is a number we computed.
+                sqlx::query(AssertSqlSafe(format!(
+                    "ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({})",
+                    info.dimension
+                )))
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)",
+                )
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Writes what one message yields, re-embedding the documents it changes, in one
+    /// transaction.
+    pub async fn apply(&self, flattened: &Flattened, embedder: &EmbeddingService) -> Result<ApplyOutcome, StoreError> {
+        let mut outcome = ApplyOutcome::default();
+        let ids: Vec<String> = flattened.patient_ids().into_iter().map(str::to_string).collect();
+        if ids.is_empty() {
+            return Ok(outcome);
+        }
+        let mut tx = self.pool.begin().await?;
+        let keys = upsert_patients(&mut tx, &ids).await?;
+        insert_vault(&mut tx, flattened, &keys).await?;
+        let (written, affected) = upsert_facts(&mut tx, flattened, &keys).await?;
+        outcome.facts_written = written;
+        if !affected.is_empty() {
+            rebuild_documents(&mut tx, &affected, embedder, &mut outcome).await?;
+        }
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    /// Row counts.
+    pub async fn counts(&self) -> Result<StoreCounts, StoreError> {
+        let row = sqlx::query(
+            "SELECT (SELECT count(*) FROM patients) AS patients,
+                    (SELECT count(DISTINCT patient_key) FROM phi_vault) AS with_demographics,
+                    (SELECT count(*) FROM phi_vault) AS vault,
+                    (SELECT count(*) FROM facts) AS facts,
+                    (SELECT count(*) FROM documents) AS documents,
+                    (SELECT count(*) FROM documents WHERE day IS NULL) AS summaries,
+                    (SELECT count(*) FROM chunks) AS chunks",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(StoreCounts {
+            patients: row.get("patients"),
+            patients_with_demographics: row.get("with_demographics"),
+            vault_entries: row.get("vault"),
+            facts: row.get("facts"),
+            documents: row.get("documents"),
+            summary_documents: row.get("summaries"),
+            embeddings: row.get("chunks"),
+        })
+    }
+
+    /// A digest of every document's identity and content hash, and of every chunk's text: equal
+    /// fingerprints mean equal stores.
+    pub async fn fingerprint(&self) -> Result<String, StoreError> {
+        let row = sqlx::query(
+            "SELECT coalesce(md5(string_agg(p.fhir_id || '|' || coalesce(d.day::text, 'summary') || '|'
+                        || encode(d.content_hash, 'hex'), ',' ORDER BY p.fhir_id, d.day NULLS FIRST)), '') AS documents,
+                    (SELECT coalesce(md5(string_agg(c.text, ',' ORDER BY c.text)), '') FROM chunks c) AS chunks
+             FROM documents d JOIN patients p USING (patient_key)",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        let documents: String = row.get("documents");
+        let chunks: String = row.get("chunks");
+        Ok(format!("{documents}:{chunks}"))
+    }
+}
+
+async fn upsert_patients(tx: &mut Transaction<'_, Postgres>, ids: &[String]) -> Result<HashMap<String, i64>, StoreError> {
+    // `DO UPDATE` (a no-op change) so that RETURNING also yields rows that existed.
+    let rows = sqlx::query(
+        "INSERT INTO patients (fhir_id) SELECT * FROM UNNEST($1::text[])
+         ON CONFLICT (fhir_id) DO UPDATE SET fhir_id = EXCLUDED.fhir_id
+         RETURNING patient_key, fhir_id",
+    )
+    .bind(ids)
+    .fetch_all(&mut **tx)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.get::<String, _>("fhir_id"), r.get::<i64, _>("patient_key")))
+        .collect())
+}
+
+async fn insert_vault(
+    tx: &mut Transaction<'_, Postgres>,
+    flattened: &Flattened,
+    keys: &HashMap<String, i64>,
+) -> Result<(), StoreError> {
+    let mut patient_keys = Vec::new();
+    let mut kinds = Vec::new();
+    let mut values = Vec::new();
+    for patient in &flattened.patients {
+        let key = keys[&patient.fhir_id];
+        for entry in &patient.vault {
+            patient_keys.push(key);
+            kinds.push(entry.kind.as_str());
+            values.push(entry.value.expose());
+        }
+    }
+    if patient_keys.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO phi_vault (patient_key, kind, value)
+         SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING",
+    )
+    .bind(&patient_keys)
+    .bind(&kinds)
+    .bind(&values)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Upserts facts; returns how many changed and the documents they touch (old and new days).
+async fn upsert_facts(
+    tx: &mut Transaction<'_, Postgres>,
+    flattened: &Flattened,
+    keys: &HashMap<String, i64>,
+) -> Result<(u64, BTreeSet<DocKey>), StoreError> {
+    // One row per key (a bundle may repeat a resource; the last one wins), so that the upsert
+    // never touches a row twice.
+    let mut unique: BTreeMap<(i64, &str, &str), &crate::ingest::flatten::Fact> = BTreeMap::new();
+    for fact in &flattened.facts {
+        unique.insert((keys[&fact.patient], fact.resource_type, &fact.resource_id), fact);
+    }
+    let mut patient_keys = Vec::with_capacity(unique.len());
+    let mut types = Vec::with_capacity(unique.len());
+    let mut ids = Vec::with_capacity(unique.len());
+    let mut days = Vec::with_capacity(unique.len());
+    let mut event_dates = Vec::with_capacity(unique.len());
+    let mut sentences = Vec::with_capacity(unique.len());
+    let mut affected: BTreeSet<DocKey> = BTreeSet::new();
+    for ((key, resource_type, resource_id), fact) in &unique {
+        patient_keys.push(*key);
+        types.push(*resource_type);
+        ids.push(*resource_id);
+        days.push(fact.day);
+        event_dates.push(fact.event_date.as_deref());
+        sentences.push(fact.sentences.as_str());
+        affected.insert((*key, fact.day));
+    }
+    // A fact that moves to another day also changes the document it leaves.
+    let old = sqlx::query(
+        "SELECT DISTINCT f.patient_key, f.day FROM facts f
+         JOIN UNNEST($1::bigint[], $2::text[], $3::text[]) AS i(patient_key, resource_type, resource_id)
+           USING (patient_key, resource_type, resource_id)",
+    )
+    .bind(&patient_keys)
+    .bind(&types)
+    .bind(&ids)
+    .fetch_all(&mut **tx)
+    .await?;
+    for row in old {
+        affected.insert((row.get("patient_key"), row.get("day")));
+    }
+    let written = sqlx::query(
+        "INSERT INTO facts (patient_key, resource_type, resource_id, day, event_date, sentences)
+         SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[], $4::date[], $5::text[], $6::text[])
+         ON CONFLICT (patient_key, resource_type, resource_id) DO UPDATE
+           SET day = EXCLUDED.day, event_date = EXCLUDED.event_date, sentences = EXCLUDED.sentences
+           WHERE (facts.day, facts.event_date, facts.sentences)
+                 IS DISTINCT FROM (EXCLUDED.day, EXCLUDED.event_date, EXCLUDED.sentences)",
+    )
+    .bind(&patient_keys)
+    .bind(&types)
+    .bind(&ids)
+    .bind(&days)
+    .bind(&event_dates)
+    .bind(&sentences)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    Ok((written, affected))
+}
+
+async fn rebuild_documents(
+    tx: &mut Transaction<'_, Postgres>,
+    affected: &BTreeSet<DocKey>,
+    embedder: &EmbeddingService,
+    outcome: &mut ApplyOutcome,
+) -> Result<(), StoreError> {
+    let key_patients: Vec<i64> = affected.iter().map(|k| k.0).collect();
+    let key_days: Vec<Option<NaiveDate>> = affected.iter().map(|k| k.1).collect();
+    // Facts of the affected documents, in a stable order.
+    let rows = sqlx::query(
+        "SELECT f.patient_key, f.day, f.resource_type, f.sentences, f.event_date
+         FROM facts f JOIN UNNEST($1::bigint[], $2::date[]) AS k(patient_key, day)
+           ON f.patient_key = k.patient_key AND f.day IS NOT DISTINCT FROM k.day
+         ORDER BY f.patient_key, f.day, f.resource_type, f.resource_id",
+    )
+    .bind(&key_patients)
+    .bind(&key_days)
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut facts: BTreeMap<DocKey, Vec<StoredFact>> = BTreeMap::new();
+    for row in rows {
+        facts
+            .entry((row.get("patient_key"), row.get("day")))
+            .or_default()
+            .push(StoredFact {
+                resource_type: row.get("resource_type"),
+                sentences: row.get("sentences"),
+                event_date: row.get("event_date"),
+            });
+    }
+    let existing = sqlx::query(
+        "SELECT d.patient_key, d.day, d.document_id, d.content_hash
+         FROM documents d JOIN UNNEST($1::bigint[], $2::date[]) AS k(patient_key, day)
+           ON d.patient_key = k.patient_key AND d.day IS NOT DISTINCT FROM k.day",
+    )
+    .bind(&key_patients)
+    .bind(&key_days)
+    .fetch_all(&mut **tx)
+    .await?;
+    let existing: HashMap<DocKey, (i64, Vec<u8>)> = existing
+        .into_iter()
+        .map(|r| ((r.get("patient_key"), r.get("day")), (r.get("document_id"), r.get("content_hash"))))
+        .collect();
+
+    let mut removed = Vec::new();
+    let mut changed: Vec<(DocKey, Document, Vec<u8>)> = Vec::new();
+    for key in affected {
+        let Some(key_facts) = facts.get(key) else {
+            if let Some((id, _)) = existing.get(key) {
+                removed.push(*id);
+            }
+            continue;
+        };
+        let document = match key.1 {
+            Some(day) => documents::day_document(day, key_facts),
+            None => documents::summary_document(key_facts),
+        };
+        let hash = document.content_hash();
+        if existing.get(key).is_some_and(|(_, old)| *old == hash) {
+            outcome.documents_unchanged += 1;
+        } else {
+            changed.push((*key, document, hash));
+        }
+    }
+    if !removed.is_empty() {
+        outcome.documents_removed = sqlx::query("DELETE FROM documents WHERE document_id = ANY($1)")
+            .bind(&removed)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+    }
+    if changed.is_empty() {
+        return Ok(());
+    }
+
+    // Chunk and embed every changed document together, so that batches fill.
+    let counter = embedder.token_counter();
+    let budget = embedder.info().max_tokens.saturating_sub(2).max(16);
+    let mut chunk_owner = Vec::new();
+    let mut chunk_texts = Vec::new();
+    for (index, (_, document, _)) in changed.iter().enumerate() {
+        for text in documents::chunk(document, budget, |t| counter.count(t)) {
+            chunk_owner.push(index);
+            chunk_texts.push(text);
+        }
+    }
+    let token_counts: Vec<i32> = chunk_texts
+        .iter()
+        .map(|t| (counter.count(t) + 2).min(embedder.info().max_tokens) as i32)
+        .collect();
+    let vectors = embedder.embed(chunk_texts.clone()).await?;
+
+    let doc_patients: Vec<i64> = changed.iter().map(|(k, _, _)| k.0).collect();
+    let doc_days: Vec<Option<NaiveDate>> = changed.iter().map(|(k, _, _)| k.1).collect();
+    let doc_texts: Vec<String> = changed.iter().map(|(_, d, _)| d.text()).collect();
+    let doc_hashes: Vec<Vec<u8>> = changed.iter().map(|(_, _, h)| h.clone()).collect();
+    let rows = sqlx::query(
+        "INSERT INTO documents (patient_key, day, text, content_hash)
+         SELECT * FROM UNNEST($1::bigint[], $2::date[], $3::text[], $4::bytea[])
+         ON CONFLICT ON CONSTRAINT documents_one_per_patient_day DO UPDATE
+           SET text = EXCLUDED.text, content_hash = EXCLUDED.content_hash, updated_at = now()
+         RETURNING document_id, patient_key, day",
+    )
+    .bind(&doc_patients)
+    .bind(&doc_days)
+    .bind(&doc_texts)
+    .bind(&doc_hashes)
+    .fetch_all(&mut **tx)
+    .await?;
+    let ids: HashMap<DocKey, i64> = rows
+        .into_iter()
+        .map(|r| ((r.get("patient_key"), r.get("day")), r.get("document_id")))
+        .collect();
+    let document_ids: Vec<i64> = changed.iter().map(|(k, _, _)| ids[k]).collect();
+    sqlx::query("DELETE FROM chunks WHERE document_id = ANY($1)")
+        .bind(&document_ids)
+        .execute(&mut **tx)
+        .await?;
+
+    let mut chunk_documents = Vec::with_capacity(chunk_texts.len());
+    let mut ordinals = Vec::with_capacity(chunk_texts.len());
+    let mut previous = usize::MAX;
+    let mut ordinal = 0i32;
+    for &owner in &chunk_owner {
+        ordinal = if owner == previous { ordinal + 1 } else { 0 };
+        previous = owner;
+        chunk_documents.push(document_ids[owner]);
+        ordinals.push(ordinal);
+    }
+    let embeddings: Vec<Vector> = vectors.into_iter().map(Vector::from).collect();
+    sqlx::query(
+        "INSERT INTO chunks (document_id, ordinal, text, token_count, embedding)
+         SELECT * FROM UNNEST($1::bigint[], $2::int[], $3::text[], $4::int[], $5::vector[])",
+    )
+    .bind(&chunk_documents)
+    .bind(&ordinals)
+    .bind(&chunk_texts)
+    .bind(&token_counts)
+    .bind(&embeddings)
+    .execute(&mut **tx)
+    .await?;
+    outcome.documents_written += changed.len() as u64;
+    outcome.chunks_embedded += chunk_texts.len() as u64;
+    outcome.tokens_embedded += token_counts.iter().map(|&t| t as u64).sum::<u64>();
+    Ok(())
+}
+
+/// `url` with its database name replaced by `name` (query parameters kept).
+pub fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (url, None),
+    };
+    let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
+    let server = match base[scheme_end..].find('/') {
+        Some(i) => &base[..scheme_end + i],
+        None => base,
+    };
+    match query {
+        Some(q) => format!("{server}/{name}?{q}"),
+        None => format!("{server}/{name}"),
+    }
+}
+
+/// Creates an empty database `name` on the server of `url` (for benchmarks and tests, which
+/// each want a fresh one) and returns its URL.
+pub async fn create_database(url: &str, name: &str) -> Result<String, StoreError> {
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(StoreError::Database(sqlx::Error::Configuration(
+            format!("database name {name:?} must be ASCII letters, digits and underscores").into(),
+        )));
+    }
+    let pool = PgPoolOptions::new().max_connections(1).connect(url).await?;
+    // Identifiers cannot be bound; the name was checked above.
+    sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&pool).await?;
+    pool.close().await;
+    Ok(with_database(url, name))
+}
+
+/// Drops database `name` on the server of `url`, closing its connections.
+pub async fn drop_database(url: &str, name: &str) -> Result<(), StoreError> {
+    let pool = PgPoolOptions::new().max_connections(1).connect(url).await?;
+    sqlx::query(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
+        .execute(&pool)
+        .await?;
+    pool.close().await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_the_database_name_only() {
+        assert_eq!(
+            with_database("postgres://u:p@h:5432/app?sslmode=disable", "t1"),
+            "postgres://u:p@h:5432/t1?sslmode=disable"
+        );
+        assert_eq!(with_database("postgres://h", "t2"), "postgres://h/t2");
+    }
+
+    #[test]
+    fn debug_hides_the_password() {
+        let config = StoreConfig {
+            database_url: "postgres://user:secret@db/app".into(),
+            database_connections: 1,
+        };
+        assert!(!format!("{config:?}").contains("secret"));
+    }
+}
