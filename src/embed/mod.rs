@@ -150,10 +150,14 @@ pub fn read_model_info(dir: &Path, pooling_override: Option<Pooling>) -> Result<
         .map(|m| m as usize)
         .unwrap_or(positions)
         .min(positions);
-    let name = config["_name_or_path"]
-        .as_str()
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
+    // The directory names the model better than config.json's `_name_or_path`, which is often
+    // the base checkpoint it was fine-tuned from; packaged layouts end in a generic "model".
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let name = [canonical.file_name(), canonical.parent().and_then(Path::file_name)]
+        .into_iter()
+        .flatten()
+        .map(|n| n.to_string_lossy().to_string())
+        .find(|n| n != "model")
         .unwrap_or_else(|| dir.display().to_string());
     Ok(ModelInfo {
         name,

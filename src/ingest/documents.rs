@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 
+use super::flatten::Fact;
+
 /// A fact as read back from the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredFact {
@@ -122,6 +124,37 @@ pub fn summary_document(facts: &[StoredFact]) -> Document {
         header: "Summary of the patient's record.".into(),
         lines,
     }
+}
+
+/// The documents a set of facts yields, keyed by (patient logical id, day), computed in memory
+/// exactly as the store computes them (one fact per resource, the last one wins). Used by
+/// evaluation and tests as an oracle for what the store must hold.
+pub fn build_all<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> BTreeMap<(String, Option<NaiveDate>), Document> {
+    let mut unique: BTreeMap<(&str, &str, &str), &Fact> = BTreeMap::new();
+    for fact in facts {
+        unique.insert((&fact.patient, fact.resource_type, &fact.resource_id), fact);
+    }
+    let mut grouped: BTreeMap<(String, Option<NaiveDate>), Vec<StoredFact>> = BTreeMap::new();
+    for fact in unique.into_values() {
+        grouped
+            .entry((fact.patient.clone(), fact.day))
+            .or_default()
+            .push(StoredFact {
+                resource_type: fact.resource_type.to_string(),
+                sentences: fact.sentences.clone(),
+                event_date: fact.event_date.clone(),
+            });
+    }
+    grouped
+        .into_iter()
+        .map(|((patient, day), facts)| {
+            let document = match day {
+                Some(day) => day_document(day, &facts),
+                None => summary_document(&facts),
+            };
+            ((patient, day), document)
+        })
+        .collect()
 }
 
 /// Splits a document into chunks of at most `max_tokens` tokens (as counted by `count`), at line

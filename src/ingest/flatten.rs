@@ -502,8 +502,10 @@ fn care_plan(patient: String, r: &CarePlan) -> Fact {
         .collect();
     let mut s = Sentences::new();
     s.say("Care plan", concepts(&r.category).or_else(|| text(r.title.as_ref())))
-        .say("Status", code(Some(&r.status)))
-        .say("Activities", (!activities.is_empty()).then(|| activities.join(", ")));
+        .say("Status", code(Some(&r.status)));
+    if !activities.is_empty() {
+        s.raw(&format!("Activities are {}", activities.join(", ")));
+    }
     let when = r.period.as_deref().and_then(|p| date_time(p.start.as_ref()));
     summary_fact(patient, "CarePlan", when, s.done())
 }

@@ -1,0 +1,70 @@
+//! A worker killed with SIGKILL mid-stream and restarted: nothing lost, nothing duplicated.
+
+use std::time::Duration;
+
+use sqlx::Row;
+
+use crate::support::*;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_killed_mid_stream_resumes_without_loss_or_duplicates() {
+    let run = TestRun::new("crash").await;
+    let files: Vec<_> = patient_files_by_size().into_iter().take(6).collect();
+    let bundles: Vec<Vec<u8>> = files.iter().map(|f| read_bz2(f)).collect();
+    let keys: Vec<String> = bundles
+        .iter()
+        .map(|b| fhir_rag::backfill::bundle_key(b).unwrap())
+        .collect();
+    let messages: Vec<(Option<&str>, &[u8])> = keys
+        .iter()
+        .zip(&bundles)
+        .map(|(k, b)| (Some(k.as_str()), b.as_slice()))
+        .collect();
+    run.publish(&messages).await;
+
+    // Kill the worker as soon as it has committed at least one bundle but not all.
+    let mut worker = run.spawn_worker("killed", &[]);
+    let started = std::time::Instant::now();
+    let committed_before_kill = loop {
+        let committed = run.committed_total();
+        if committed >= 1 {
+            break committed;
+        }
+        assert!(worker.child.try_wait().unwrap().is_none(), "worker died: {}", worker.log_tail());
+        assert!(started.elapsed() < Duration::from_secs(600), "no progress: {}", worker.log_tail());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let _ = worker.kill_hard();
+    assert!(
+        committed_before_kill < bundles.len() as i64,
+        "the worker finished before it could be killed; use larger bundles"
+    );
+
+    let mut worker = run.spawn_worker("restarted", &[]);
+    run.wait_committed(bundles.len() as i64, Duration::from_secs(900), &mut worker).await;
+    let (status, _, log) = worker.terminate();
+    assert!(status.success(), "{log}");
+
+    // Exactly the documents the bundles yield, each once, each embedded.
+    let store = run.store().await;
+    let oracle = expected_documents(&bundles);
+    let rows = sqlx::query(
+        "SELECT p.fhir_id, d.day, d.content_hash,
+                (SELECT count(*) FROM chunks c WHERE c.document_id = d.document_id) AS chunks
+         FROM documents d JOIN patients p USING (patient_key)",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), oracle.len(), "documents lost or duplicated");
+    for row in rows {
+        let key = (row.get::<String, _>("fhir_id"), row.get::<Option<chrono::NaiveDate>, _>("day"));
+        let document = oracle.get(&key).unwrap_or_else(|| panic!("unexpected document {key:?}"));
+        assert_eq!(row.get::<Vec<u8>, _>("content_hash"), document.content_hash());
+        assert!(row.get::<i64, _>("chunks") >= 1);
+    }
+    let counts = store.counts().await.unwrap();
+    assert_eq!(counts.patients, bundles.len() as i64);
+    store.pool().close().await;
+    run.cleanup().await;
+}

@@ -1,0 +1,190 @@
+//! HL7's invalid-resource test cases and hostile inputs, sent between valid bundles: each one
+//! ends in the dead-letter topic or parses cleanly, the worker neither crashes nor stalls, and
+//! every valid bundle around them is stored.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fhir_rag::ingest::parse::{parse_message, ParseLimits};
+use sqlx::Row;
+
+use crate::support::*;
+
+const WORKER_MAX_BUNDLE_BYTES: usize = 4_000_000;
+
+fn invalid_cases() -> Vec<(String, Vec<u8>)> {
+    let root = shared_data().join("fhir-r4/invalid-fhir-test-cases/cases");
+    let mut files = Vec::new();
+    let mut pending: Vec<PathBuf> = vec![root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(&root).unwrap().display().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// Deterministic bytes that are not JSON.
+fn garbage(len: usize) -> Vec<u8> {
+    let mut state = 0x2545F4914F6CDD1Du64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+fn hostile_inputs() -> Vec<(String, Vec<u8>, Option<&'static str>)> {
+    let depth = 100_000;
+    vec![
+        ("not JSON".into(), b"this is not JSON".to_vec(), Some("not_json")),
+        ("1 MB of garbage".into(), garbage(1_000_000), Some("not_json")),
+        ("5 MB of garbage (over the limit)".into(), garbage(5_000_000), Some("too_large")),
+        (
+            "deeply nested JSON".into(),
+            format!("{}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes(),
+            Some("not_json"),
+        ),
+        (
+            "deeply nested inside a bundle".into(),
+            format!(
+                r#"{{"resourceType":"Bundle","entry":[{{"resource":{{"resourceType":"Observation","x":{}1{}}}}}]}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+            .into_bytes(),
+            Some("not_json"),
+        ),
+        ("wrong resourceType".into(), br#"{"resourceType":"Foo","id":"x"}"#.to_vec(), Some("invalid_resource")),
+        ("no resourceType".into(), br#"{"id":"x"}"#.to_vec(), Some("not_fhir")),
+        ("a JSON array".into(), b"[1,2,3]".to_vec(), Some("not_fhir")),
+        ("empty bundle".into(), br#"{"resourceType":"Bundle","type":"collection"}"#.to_vec(), None),
+        (
+            "entry is not an array".into(),
+            br#"{"resourceType":"Bundle","entry":"oops"}"#.to_vec(),
+            Some("not_fhir"),
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
+    let run = TestRun::new("hostile").await;
+    let valid: Vec<Vec<u8>> = patient_files_by_size().iter().take(3).map(|f| read_bz2(f)).collect();
+    let cases = invalid_cases();
+    assert!(cases.len() >= 140, "expected HL7's invalid cases, found {}", cases.len());
+    let hostile = hostile_inputs();
+
+    // valid, half the cases, valid, the other half, the hostile inputs, valid
+    let mut messages: Vec<(String, Vec<u8>, Option<&'static str>)> = Vec::new();
+    messages.push(("valid bundle 1".into(), valid[0].clone(), None));
+    let half = cases.len() / 2;
+    for (name, bytes) in &cases[..half] {
+        messages.push((name.clone(), bytes.clone(), None));
+    }
+    messages.push(("valid bundle 2".into(), valid[1].clone(), None));
+    for (name, bytes) in &cases[half..] {
+        messages.push((name.clone(), bytes.clone(), None));
+    }
+    messages.extend(hostile);
+    messages.push(("valid bundle 3".into(), valid[2].clone(), None));
+
+    let payloads: Vec<(Option<&str>, &[u8])> = messages.iter().map(|(_, b, _)| (None, b.as_slice())).collect();
+    let offsets = run.publish(&payloads).await;
+
+    let max_bytes = WORKER_MAX_BUNDLE_BYTES.to_string();
+    let mut worker = run.spawn_worker(
+        "hostile",
+        &["--max-bundle-bytes", &max_bytes, "--entry-parse-timeout-ms", "5000"],
+    );
+    run.wait_committed(messages.len() as i64, Duration::from_secs(900), &mut worker).await;
+    assert!(worker.child.try_wait().unwrap().is_none(), "the worker must still run");
+
+    // What the pure parser says about each message decides whether it must be dead-lettered.
+    let limits = ParseLimits {
+        max_bytes: WORKER_MAX_BUNDLE_BYTES,
+        ..ParseLimits::default()
+    };
+    let mut must_dead_letter = BTreeMap::new();
+    for ((name, bytes, _), offset) in messages.iter().zip(&offsets) {
+        let rejected = match parse_message(bytes, limits) {
+            Err(_) => true,
+            Ok(parsed) => !parsed.rejected.is_empty(),
+        };
+        if rejected {
+            must_dead_letter.insert(*offset, name.clone());
+        }
+    }
+    let letters = run.dead_letters(must_dead_letter.len(), Duration::from_secs(120));
+    let by_offset: BTreeMap<i64, &DeadLetterSeen> = letters.iter().filter_map(|l| Some((l.source_offset()?, l))).collect();
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for letter in &letters {
+        *kinds.entry(letter.kind()).or_default() += 1;
+    }
+    eprintln!("{} messages, {} dead letters by kind: {kinds:?}", messages.len(), letters.len());
+    assert_eq!(letters.len(), must_dead_letter.len(), "dead letters: {:?}", by_offset.keys().collect::<Vec<_>>());
+    for ((name, bytes, kind), offset) in messages.iter().zip(&offsets) {
+        match (must_dead_letter.contains_key(offset), by_offset.get(offset)) {
+            (true, Some(letter)) => {
+                if let Some(kind) = kind {
+                    assert_eq!(letter.kind(), *kind, "{name}");
+                }
+                assert!(!letter.headers["fhir-rag-reason"].is_empty(), "{name}");
+                // The original message is kept whole, unless it was over the size limit.
+                assert_eq!(letter.payload, *bytes, "{name}: the dead letter must carry the original");
+            }
+            (false, None) => assert!(kind.is_none(), "{name} should have been dead-lettered as {kind:?}"),
+            (true, None) => panic!("{name} (offset {offset}) was not dead-lettered"),
+            (false, Some(letter)) => panic!("{name} was dead-lettered ({}) but parses cleanly", letter.kind()),
+        }
+    }
+    // The case that makes fhirbolt 0.4 panic was caught, not fatal.
+    let empty_array = messages.iter().zip(&offsets).find(|((n, _, _), _)| n == "empty-array.json").unwrap().1;
+    assert!(by_offset[empty_array].headers["fhir-rag-reason"].contains("panicked"));
+
+    // Every valid bundle (and every valid resource among the cases) is stored.
+    let store = run.store().await;
+    let oracle = expected_documents(&messages.iter().map(|(_, b, _)| b.clone()).collect::<Vec<_>>());
+    let rows = sqlx::query(
+        "SELECT p.fhir_id, d.day, d.content_hash FROM documents d JOIN patients p USING (patient_key)",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), oracle.len());
+    for row in rows {
+        let key = (row.get::<String, _>("fhir_id"), row.get::<Option<chrono::NaiveDate>, _>("day"));
+        assert_eq!(row.get::<Vec<u8>, _>("content_hash"), oracle[&key].content_hash(), "{key:?}");
+    }
+    for bundle in &valid {
+        let key = fhir_rag::backfill::bundle_key(bundle).unwrap();
+        let documents: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM documents d JOIN patients p USING (patient_key) WHERE p.fhir_id = $1",
+        )
+        .bind(&key)
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+        assert!(documents > 1, "valid bundle {key} was not stored");
+    }
+    let (status, _, log) = worker.terminate();
+    assert!(status.success(), "{log}");
+    store.pool().close().await;
+    run.cleanup().await;
+}

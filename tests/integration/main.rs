@@ -1,0 +1,7 @@
+//! Integration tests against the real Kafka-protocol broker and PostgreSQL with pgvector that
+//! `scripts/services.sh up` starts (see `scripts/test.sh`). One binary, one module per scenario.
+
+mod crash;
+mod hostile;
+mod ingest;
+mod support;

