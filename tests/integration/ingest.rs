@@ -19,8 +19,8 @@ struct Expected {
 const SUBSET_PATIENTS: usize = 10;
 const SUBSET: Expected = Expected {
     patients: 10,
-    documents: 0,
-    embeddings: 0,
+    documents: 103,
+    embeddings: 175,
 };
 const FULL: Expected = Expected {
     patients: 120,
@@ -97,7 +97,7 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
         assert!(row.get::<i64, _>("chunks") >= 1, "document {key:?} has no embedding");
     }
     // Vectors have the model's dimension and unit length.
-    let norms = sqlx::query("SELECT vector_dims(embedding) AS dims, l2_norm(embedding)::float8 AS norm FROM chunks")
+    let norms = sqlx::query("SELECT vector_dims(embedding) AS dims, vector_norm(embedding)::float8 AS norm FROM chunks")
         .fetch_all(store.pool())
         .await
         .unwrap();
