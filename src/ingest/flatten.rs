@@ -649,3 +649,143 @@ fn add_address(add: &mut impl FnMut(PhiKind, &str), address: &Address, whole: Ph
         add(whole, &parts.join(", "));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::ingest::documents::build_all;
+    use crate::ingest::parse::{parse_message, ParseLimits};
+
+    fn shared() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    }
+
+    fn synthea(id: &str) -> Flattened {
+        let path = shared().join(format!("synthea/blaze-synthea-2.7.0-120p/{id}.json.bz2"));
+        let mut bytes = Vec::new();
+        bzip2::read::MultiBzDecoder::new(std::fs::File::open(path).unwrap())
+            .read_to_end(&mut bytes)
+            .unwrap();
+        let parsed = parse_message(&bytes, ParseLimits::default()).unwrap();
+        assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
+        flatten(&parsed.entries)
+    }
+
+    fn hl7_example(name: &str) -> Flattened {
+        let bytes = std::fs::read(shared().join("fhir-r4/hl7-r4-examples-4.0.1").join(name)).unwrap();
+        let parsed = parse_message(&bytes, ParseLimits::default()).unwrap();
+        flatten(&parsed.entries)
+    }
+
+    const SMALL_PATIENT: &str = "8a4c9c04-1524-9f1c-d65b-9b17e4520fef";
+
+    #[test]
+    fn blood_pressure_is_read_from_its_components() {
+        let flat = synthea(SMALL_PATIENT);
+        let bp = flat
+            .facts
+            .iter()
+            .find(|f| f.sentences.contains("Code is Blood Pressure"))
+            .expect("a blood pressure observation");
+        assert_eq!(
+            bp.sentences,
+            "Category is vital-signs. Code is Blood Pressure. Diastolic Blood Pressure is 83 mm[Hg]. \
+             Systolic Blood Pressure is 118 mm[Hg]."
+        );
+        assert_eq!(bp.day, NaiveDate::from_ymd_opt(2021, 4, 3));
+    }
+
+    #[test]
+    fn coded_values_use_their_display() {
+        let flat = synthea("d1193889-ebd9-4e35-bf1b-8a73ecbfc00b");
+        let coded = flat
+            .facts
+            .iter()
+            .find(|f| f.resource_type == "Observation" && f.sentences.contains("Tobacco smoking status"))
+            .expect("a smoking-status observation");
+        assert_eq!(
+            coded.sentences,
+            "Category is survey. Code is Tobacco smoking status NHIS. Value is Never smoker."
+        );
+    }
+
+    #[test]
+    fn the_day_is_the_local_date_as_written_not_utc() {
+        // 2011-08-08T00:16:52+02:00 is 2011-08-07 in UTC; a clinician means the 8th.
+        let flat = synthea("d1193889-ebd9-4e35-bf1b-8a73ecbfc00b");
+        let fact = flat
+            .facts
+            .iter()
+            .find(|f| f.resource_id == "6947417e-1d6a-9a98-6f9e-67f8bbdcf1d9")
+            .unwrap();
+        assert_eq!(fact.day, NaiveDate::from_ymd_opt(2011, 8, 8));
+        assert!(fact.sentences.contains("Code is Body Height"));
+    }
+
+    #[test]
+    fn names_with_digit_suffixes_go_to_the_vault_only() {
+        let flat = synthea(SMALL_PATIENT);
+        assert_eq!(flat.patients.len(), 1);
+        let vault: Vec<(&str, &str)> = flat.patients[0]
+            .vault
+            .iter()
+            .map(|e| (e.kind.as_str(), e.value.expose()))
+            .collect();
+        for expected in [
+            ("given_name", "Zandra428"),
+            ("family_name", "O'Hara248"),
+            ("full_name", "Zandra428 O'Hara248"),
+            ("birth_date", "2021-04-03"),
+        ] {
+            assert!(vault.contains(&expected), "{expected:?} missing from {vault:?}");
+        }
+        for kind in ["ssn", "mrn", "phone", "address_line"] {
+            assert!(vault.iter().any(|(k, _)| *k == kind), "no {kind} in the vault");
+        }
+        for fact in &flat.facts {
+            for (_, value) in &vault {
+                assert!(!fact.sentences.contains(value), "a vault value leaked into a fact");
+            }
+        }
+    }
+
+    #[test]
+    fn observations_without_a_value_say_so() {
+        // Synthea always records a value; HL7's examples have the absent ones.
+        let flat = hl7_example("Observation-blood-pressure-dar.json");
+        assert_eq!(flat.facts[0].sentences, "Category is Vital Signs. Code is Blood pressure systolic & diastolic. Systolic blood pressure is 107 mmHg. \
+             Diastolic blood pressure is absent (Not Performed). Interpretation is Below low normal.");
+        let flat = hl7_example("Observation-unsat.json");
+        assert_eq!(flat.facts[0].sentences, "Code is Glucose [Moles/volume] in Blood. Value is absent (Specimen unsatisfactory for evaluation).");
+    }
+
+    #[test]
+    fn references_resolve_to_the_patient_id() {
+        assert_eq!(patient_id_from_reference("urn:uuid:abc").as_deref(), Some("abc"));
+        assert_eq!(patient_id_from_reference("Patient/p1").as_deref(), Some("p1"));
+        assert_eq!(patient_id_from_reference("https://ehr/fhir/Patient/p2/_history/3").as_deref(), Some("p2"));
+        assert_eq!(patient_id_from_reference("Group/g1"), None);
+        assert_eq!(patient_id_from_reference("#contained"), None);
+    }
+
+    /// Snapshot of every document one real patient yields. Regenerate with
+    /// `UPDATE_SNAPSHOTS=1 cargo test --lib snapshot` and review the diff.
+    #[test]
+    fn snapshot_of_a_small_patients_documents() {
+        let flat = synthea(SMALL_PATIENT);
+        let mut text = String::new();
+        for ((_, day), document) in build_all(&flat.facts) {
+            text.push_str(&format!("=== {}\n{}\n", day.map(|d| d.to_string()).unwrap_or("summary".into()), document.text()));
+        }
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/ingest/snapshots/{SMALL_PATIENT}.txt"));
+        if std::env::var("UPDATE_SNAPSHOTS").is_ok() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
+        }
+        let expected = std::fs::read_to_string(&path).expect("snapshot file (run with UPDATE_SNAPSHOTS=1 once)");
+        assert_eq!(text, expected);
+    }
+}

@@ -150,7 +150,9 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
             });
         }
         outcome.total_entries = 1;
-        if outcome.entries.is_empty() {
+        if !FLATTENED_TYPES.contains(&resource_type.as_str()) {
+            // Valid FHIR, but nothing we flatten.
+            outcome.entries.clear();
             *outcome.skipped.entry(resource_type).or_default() += 1;
         }
         return Ok(outcome);
@@ -296,4 +298,76 @@ fn typed_parse(value: Value) -> Result<Resource, String> {
         mode: DeserializationMode::Compatibility,
     };
     fhirbolt::json::from_json_value::<Resource>(value, Some(config)).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cases(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/data/fhir-r4/invalid-fhir-test-cases/cases")
+            .join(name);
+        std::fs::read(path).unwrap()
+    }
+
+    #[test]
+    fn the_size_bound_comes_first() {
+        let limits = ParseLimits {
+            max_bytes: 10,
+            ..Default::default()
+        };
+        assert_eq!(
+            parse_message(b"{\"resourceType\":\"Bundle\"}", limits).unwrap_err(),
+            ParseError::TooLarge { size: 25, limit: 10 }
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_by_the_json_precheck() {
+        let nested = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+        assert!(matches!(parse_message(nested.as_bytes(), ParseLimits::default()), Err(ParseError::NotJson(_))));
+    }
+
+    #[test]
+    fn a_parser_panic_rejects_the_entry_only() {
+        // fhirbolt 0.4 panics on `"coding": []`; the bundle's other entry survives.
+        let panicking: serde_json::Value = serde_json::from_slice(&cases("empty-array.json")).unwrap();
+        let bundle = serde_json::json!({
+            "resourceType": "Bundle",
+            "entry": [
+                {"resource": {"resourceType": "Observation", "status": "final", "code": {"coding": []}}},
+                {"resource": {"resourceType": "Patient", "id": "p1"}},
+                {"resource": panicking},
+            ]
+        });
+        let parsed = parse_message(bundle.to_string().as_bytes(), ParseLimits::default()).unwrap();
+        assert_eq!(parsed.entries.len(), 1);
+        // DocumentReference is not flattened: skipped without parsing.
+        assert_eq!(parsed.skipped.get("DocumentReference"), Some(&1));
+        assert_eq!(parsed.rejected.len(), 1);
+        assert_eq!(parsed.rejected[0].index, 0);
+        assert!(parsed.rejected[0].reason.contains("panicked"), "{:?}", parsed.rejected);
+    }
+
+    #[test]
+    fn a_lone_resource_of_an_unknown_type_is_invalid() {
+        let err = parse_message(br#"{"resourceType":"Foo"}"#, ParseLimits::default()).unwrap_err();
+        assert!(matches!(err, ParseError::InvalidResource { .. }), "{err:?}");
+        let ok = parse_message(br#"{"resourceType":"Practitioner","id":"x"}"#, ParseLimits::default()).unwrap();
+        assert_eq!(ok.skipped.get("Practitioner"), Some(&1));
+    }
+
+    #[test]
+    fn the_dstu2_comments_case_does_not_hang() {
+        // fhirbolt's strict mode never returns on this; compatibility mode and the time bound
+        // must both keep the worker moving.
+        let started = std::time::Instant::now();
+        let limits = ParseLimits {
+            entry_timeout: Duration::from_millis(500),
+            ..Default::default()
+        };
+        let _ = parse_message(&cases("json-comments.json"), limits);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
 }
