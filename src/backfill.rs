@@ -96,15 +96,21 @@ enum Read_ {
 }
 
 fn is_ndjson(name: &str) -> bool {
-    [".ndjson", ".ndjson.gz", ".ndjson.bz2"].iter().any(|s| name.ends_with(s))
+    [".ndjson", ".ndjson.gz", ".ndjson.bz2"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 fn is_json(name: &str) -> bool {
-    [".json", ".json.gz", ".json.bz2"].iter().any(|s| name.ends_with(s))
+    [".json", ".json.gz", ".json.bz2"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 fn is_tar(name: &str) -> bool {
-    [".tar.gz", ".tgz", ".tar"].iter().any(|s| name.ends_with(s))
+    [".tar.gz", ".tgz", ".tar"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 /// Lists the files of a source, sorted, recursively for folders.
@@ -179,7 +185,9 @@ pub fn bundle_key(bytes: &[u8]) -> Option<String> {
     }
     head.entry.into_iter().find_map(|e| {
         let r = e.resource?;
-        (r.resource_type.as_deref() == Some("Patient")).then_some(r.id).flatten()
+        (r.resource_type.as_deref() == Some("Patient"))
+            .then_some(r.id)
+            .flatten()
     })
 }
 
@@ -196,7 +204,8 @@ impl NdjsonGroups {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let resource: Value = serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", number + 1))?;
+            let resource: Value =
+                serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", number + 1))?;
             match resource_patient(&resource) {
                 Some(patient) => self.by_patient.entry(patient).or_default().push(resource),
                 None => self.without_patient += 1,
@@ -233,7 +242,11 @@ fn resource_patient(resource: &Value) -> Option<String> {
     }
     ["subject", "patient", "beneficiary"]
         .iter()
-        .find_map(|field| resource[field]["reference"].as_str().and_then(patient_id_from_reference))
+        .find_map(|field| {
+            resource[field]["reference"]
+                .as_str()
+                .and_then(patient_id_from_reference)
+        })
 }
 
 /// Reads every bundle of `files`, in order, handing each to `emit` (NDJSON bundles come last,
@@ -286,11 +299,14 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
                 });
                 let keep_going = match result {
                     Ok((_, None)) => true,
-                    Ok((inner, Some(bytes))) if is_ndjson(&inner) => match ndjson.add_lines(&bytes) {
+                    Ok((inner, Some(bytes))) if is_ndjson(&inner) => match ndjson.add_lines(&bytes)
+                    {
                         Ok(()) => true,
                         Err(e) => emit(Read_::Unreadable(format!("{name}:{inner}: {e}"))),
                     },
-                    Ok((inner, Some(bytes))) => emit_bytes(&format!("{name}:{inner}"), bytes, &mut emit),
+                    Ok((inner, Some(bytes))) => {
+                        emit_bytes(&format!("{name}:{inner}"), bytes, &mut emit)
+                    }
                     Err(e) => emit(Read_::Unreadable(format!("{name}: {e}"))),
                 };
                 if !keep_going {
@@ -313,7 +329,10 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
     }
     let without_patient = ndjson.without_patient;
     if without_patient > 0 {
-        tracing::info!(resources = without_patient, "bulk-export resources without a patient were not published");
+        tracing::info!(
+            resources = without_patient,
+            "bulk-export resources without a patient were not published"
+        );
     }
     for item in ndjson.into_items() {
         if !emit(Read_::Item(item)) {
@@ -323,7 +342,10 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
 }
 
 /// Publishes a source to the bundle topic.
-pub async fn run(config: &BackfillConfig, bus: &BusConfig) -> Result<BackfillSummary, BackfillError> {
+pub async fn run(
+    config: &BackfillConfig,
+    bus: &BusConfig,
+) -> Result<BackfillSummary, BackfillError> {
     let files = list_files(&config.path)?;
     let producer: FutureProducer = bus
         .producer()
@@ -388,8 +410,14 @@ pub async fn run(config: &BackfillConfig, bus: &BusConfig) -> Result<BackfillSum
                 ),
                 source: None,
             };
-            publish_dead_letter(&producer, &config.dlq_topic, item.key.as_deref().map(str::as_bytes), b"", &letter)
-                .await?;
+            publish_dead_letter(
+                &producer,
+                &config.dlq_topic,
+                item.key.as_deref().map(str::as_bytes),
+                b"",
+                &letter,
+            )
+            .await?;
             continue;
         }
         summary.bytes += item.bytes.len() as u64;
@@ -460,7 +488,10 @@ mod tests {
             {"resource":{"resourceType":"Organization","id":"o1"}},
             {"resource":{"resourceType":"Patient","id":"p1"}}]}"#;
         assert_eq!(bundle_key(bundle).as_deref(), Some("p1"));
-        assert_eq!(bundle_key(br#"{"resourceType":"Patient","id":"p2"}"#).as_deref(), Some("p2"));
+        assert_eq!(
+            bundle_key(br#"{"resourceType":"Patient","id":"p2"}"#).as_deref(),
+            Some("p2")
+        );
         assert_eq!(bundle_key(b"not json"), None);
     }
 
@@ -488,7 +519,9 @@ mod tests {
     #[test]
     fn a_bad_ndjson_line_is_reported_with_its_number() {
         let mut groups = NdjsonGroups::default();
-        let err = groups.add_lines(b"{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{oops").unwrap_err();
+        let err = groups
+            .add_lines(b"{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{oops")
+            .unwrap_err();
         assert!(err.starts_with("line 2"), "{err}");
     }
 }

@@ -26,7 +26,10 @@ pub struct IngestBenchConfig {
     #[command(flatten)]
     pub model: ModelConfig,
     /// Synthea archive to ingest.
-    #[arg(long, default_value = "../shared/data/synthea/blaze-synthea-2.7.0-120p")]
+    #[arg(
+        long,
+        default_value = "../shared/data/synthea/blaze-synthea-2.7.0-120p"
+    )]
     pub data: PathBuf,
     /// Publish at most this many bundles (default: all).
     #[arg(long)]
@@ -100,11 +103,18 @@ pub async fn ingest(config: &IngestBenchConfig) -> anyhow::Result<IngestBenchRes
     if let Some(dir) = config.output.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&config.output, serde_json::to_string_pretty(&result)? + "\n")?;
+    std::fs::write(
+        &config.output,
+        serde_json::to_string_pretty(&result)? + "\n",
+    )?;
     Ok(result)
 }
 
-async fn run_ingest(config: &IngestBenchConfig, run_id: &str, url: &str) -> anyhow::Result<IngestBenchResult> {
+async fn run_ingest(
+    config: &IngestBenchConfig,
+    run_id: &str,
+    url: &str,
+) -> anyhow::Result<IngestBenchResult> {
     let store = Store::connect(&StoreConfig {
         database_url: url.to_string(),
         database_connections: config.store.database_connections,
@@ -159,7 +169,9 @@ async fn run_ingest(config: &IngestBenchConfig, run_id: &str, url: &str) -> anyh
     let tokens = report.store.tokens_embedded;
     Ok(IngestBenchResult {
         date: chrono::Utc::now().to_rfc3339(),
-        cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
         model: embedder.info().name.clone(),
         device: format!("{:?}", config.model.device).to_lowercase(),
         bundles: report.messages,
@@ -169,7 +181,11 @@ async fn run_ingest(config: &IngestBenchConfig, run_id: &str, url: &str) -> anyh
         facts: counts.facts,
         tokens,
         batches,
-        mean_batch_items: if batches > 0 { items as f64 / batches as f64 } else { 0.0 },
+        mean_batch_items: if batches > 0 {
+            items as f64 / batches as f64
+        } else {
+            0.0
+        },
         backfill_s,
         ingest_s,
         model_busy_s: stats.busy_micros.load(Ordering::Relaxed) as f64 / 1e6,

@@ -26,7 +26,13 @@ use crate::telemetry::LogFormat;
 #[command(name = "fhir-rag", version)]
 pub struct Cli {
     /// Log format on stderr (level from RUST_LOG, default info).
-    #[arg(long, env = "FHIR_RAG_LOG_FORMAT", value_enum, default_value = "text", global = true)]
+    #[arg(
+        long,
+        env = "FHIR_RAG_LOG_FORMAT",
+        value_enum,
+        default_value = "text",
+        global = true
+    )]
     pub log_format: LogFormat,
     /// What to run.
     #[command(subcommand)]

@@ -39,14 +39,17 @@ fn shutdown_signal() -> watch::Receiver<bool> {
 async fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Topics {
-            action: TopicsAction::Apply {
-                bus,
-                topics_dir,
-                replication_factor,
-            },
+            action:
+                TopicsAction::Apply {
+                    bus,
+                    topics_dir,
+                    replication_factor,
+                },
         } => {
             let contracts = topics::load_contracts(&topics_dir)?;
-            for (topic, applied) in topics::apply(&bus, &contracts, replication_factor, str::to_string).await? {
+            for (topic, applied) in
+                topics::apply(&bus, &contracts, replication_factor, str::to_string).await?
+            {
                 println!("{topic}: {applied:?}");
             }
         }
@@ -55,7 +58,10 @@ async fn run(command: Command) -> anyhow::Result<()> {
             store.migrate().await?;
             let info = fhir_rag::embed::read_model_info(&model.model_dir, model.pooling)?;
             store.ensure_embedding_model(&info).await?;
-            println!("migrations applied; embeddings: {} ({}-d)", info.name, info.dimension);
+            println!(
+                "migrations applied; embeddings: {} ({}-d)",
+                info.name, info.dimension
+            );
         }
         Command::Backfill { bus, backfill } => {
             let summary = backfill::run(&backfill, &bus).await?;

@@ -13,7 +13,11 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 #[derive(Clone, Debug, clap::Args)]
 pub struct BusConfig {
     /// Kafka bootstrap servers, comma-separated.
-    #[arg(long = "brokers", env = "FHIR_RAG_KAFKA_BROKERS", default_value = "127.0.0.1:19092")]
+    #[arg(
+        long = "brokers",
+        env = "FHIR_RAG_KAFKA_BROKERS",
+        default_value = "127.0.0.1:19092"
+    )]
     pub brokers: String,
     /// Largest message the clients send or accept, in bytes. Synthea bundles reach 11 MB
     /// uncompressed; topics are created with the same limit (`max.message.bytes`).
@@ -23,7 +27,11 @@ pub struct BusConfig {
     #[arg(long, env = "FHIR_RAG_SESSION_TIMEOUT_MS", default_value_t = 10_000)]
     pub session_timeout_ms: u32,
     /// Extra librdkafka settings, `key=value`, repeatable (e.g. `security.protocol=ssl`).
-    #[arg(long = "kafka-option", env = "FHIR_RAG_KAFKA_OPTIONS", value_delimiter = ',')]
+    #[arg(
+        long = "kafka-option",
+        env = "FHIR_RAG_KAFKA_OPTIONS",
+        value_delimiter = ','
+    )]
     pub kafka_options: Vec<String>,
 }
 
@@ -63,10 +71,16 @@ impl BusConfig {
             .set("enable.auto.offset.store", "false")
             .set("auto.offset.reset", "earliest")
             .set("session.timeout.ms", self.session_timeout_ms.to_string())
-            .set("heartbeat.interval.ms", (self.session_timeout_ms / 6).max(100).to_string())
+            .set(
+                "heartbeat.interval.ms",
+                (self.session_timeout_ms / 6).max(100).to_string(),
+            )
             .set("max.partition.fetch.bytes", fetch.to_string())
             .set("fetch.max.bytes", (fetch * 2).to_string())
-            .set("receive.message.max.bytes", (fetch * 2 + 1024 * 1024).to_string())
+            .set(
+                "receive.message.max.bytes",
+                (fetch * 2 + 1024 * 1024).to_string(),
+            )
             // Bound what librdkafka prefetches: backpressure must reach the broker, not memory.
             .set("queued.max.messages.kbytes", (fetch * 2 / 1024).to_string());
         config

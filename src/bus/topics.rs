@@ -54,7 +54,8 @@ pub fn load_contracts(dir: &Path) -> Result<Vec<TopicContract>, BusError> {
     let mut contracts = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).map_err(|e| fail(&file, e.to_string()))?;
-        let contract: TopicContract = serde_json::from_str(&text).map_err(|e| fail(&file, e.to_string()))?;
+        let contract: TopicContract =
+            serde_json::from_str(&text).map_err(|e| fail(&file, e.to_string()))?;
         if contract.partitions < 1 {
             return Err(fail(&file, "partitions must be at least 1".into()));
         }
@@ -86,15 +87,25 @@ pub async fn apply(
         .create()
         .map_err(|e| BusError::Client(e.to_string()))?;
     let names: Vec<String> = contracts.iter().map(|c| rename(&c.name)).collect();
-    let retention: Vec<String> = contracts.iter().map(|c| c.retention_ms.to_string()).collect();
-    let sizes: Vec<String> = contracts.iter().map(|c| c.max_message_bytes.to_string()).collect();
+    let retention: Vec<String> = contracts
+        .iter()
+        .map(|c| c.retention_ms.to_string())
+        .collect();
+    let sizes: Vec<String> = contracts
+        .iter()
+        .map(|c| c.max_message_bytes.to_string())
+        .collect();
     let new_topics: Vec<NewTopic> = contracts
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            NewTopic::new(&names[i], c.partitions, TopicReplication::Fixed(replication_factor))
-                .set("retention.ms", &retention[i])
-                .set("max.message.bytes", &sizes[i])
+            NewTopic::new(
+                &names[i],
+                c.partitions,
+                TopicReplication::Fixed(replication_factor),
+            )
+            .set("retention.ms", &retention[i])
+            .set("max.message.bytes", &sizes[i])
         })
         .collect();
     let options = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
@@ -109,7 +120,9 @@ pub async fn apply(
     for result in results {
         match result {
             Ok(topic) => out.push((topic, Applied::Created)),
-            Err((topic, RDKafkaErrorCode::TopicAlreadyExists)) => out.push((topic, Applied::Existed)),
+            Err((topic, RDKafkaErrorCode::TopicAlreadyExists)) => {
+                out.push((topic, Applied::Existed))
+            }
             Err((topic, code)) => {
                 return Err(BusError::Admin {
                     topic,
@@ -136,7 +149,10 @@ mod tests {
             if contract.value_format != "json" {
                 continue;
             }
-            let required = contract.value_schema["required"].as_array().cloned().unwrap_or_default();
+            let required = contract.value_schema["required"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             for field in required {
                 let field = field.as_str().unwrap();
                 assert!(

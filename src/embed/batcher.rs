@@ -112,7 +112,11 @@ impl EmbeddingService {
             let tokens = (self.counter.count(&text) + 2).min(self.info.max_tokens);
             let (reply, receiver) = oneshot::channel();
             self.sender
-                .send(Item { text, tokens, reply })
+                .send(Item {
+                    text,
+                    tokens,
+                    reply,
+                })
                 .await
                 .map_err(|_| EmbedError::Stopped)?;
             replies.push(receiver);
@@ -125,7 +129,11 @@ impl EmbeddingService {
     }
 }
 
-async fn form_batches(mut items: mpsc::Receiver<Item>, batches: mpsc::Sender<Vec<Item>>, limits: BatchLimits) {
+async fn form_batches(
+    mut items: mpsc::Receiver<Item>,
+    batches: mpsc::Sender<Vec<Item>>,
+    limits: BatchLimits,
+) {
     let mut carried: Option<Item> = None;
     loop {
         let first = match carried.take() {
@@ -163,7 +171,11 @@ async fn form_batches(mut items: mpsc::Receiver<Item>, batches: mpsc::Sender<Vec
     }
 }
 
-fn run_model(mut embedder: Box<dyn Embedder>, mut batches: mpsc::Receiver<Vec<Item>>, stats: Arc<EmbedStats>) {
+fn run_model(
+    mut embedder: Box<dyn Embedder>,
+    mut batches: mpsc::Receiver<Vec<Item>>,
+    stats: Arc<EmbedStats>,
+) {
     while let Some(batch) = batches.blocking_recv() {
         let batch: Vec<Item> = batch.into_iter().filter(|i| !i.reply.is_closed()).collect();
         if batch.is_empty() {
@@ -172,12 +184,15 @@ fn run_model(mut embedder: Box<dyn Embedder>, mut batches: mpsc::Receiver<Vec<It
         let started = std::time::Instant::now();
         let texts: Vec<&str> = batch.iter().map(|i| i.text.as_str()).collect();
         let result = embedder.embed(&texts);
-        stats.busy_micros.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+        stats
+            .busy_micros
+            .fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
         stats.batches.fetch_add(1, Ordering::Relaxed);
         stats.items.fetch_add(batch.len() as u64, Ordering::Relaxed);
-        stats
-            .tokens
-            .fetch_add(batch.iter().map(|i| i.tokens as u64).sum(), Ordering::Relaxed);
+        stats.tokens.fetch_add(
+            batch.iter().map(|i| i.tokens as u64).sum(),
+            Ordering::Relaxed,
+        );
         match result {
             Ok(vectors) => {
                 for (item, vector) in batch.into_iter().zip(vectors) {

@@ -30,7 +30,11 @@ pub struct BertEmbedder {
 
 impl BertEmbedder {
     /// Loads the model from `dir`. `pooling` overrides what the files say.
-    pub fn load(dir: &Path, pooling: Option<Pooling>, device: DeviceKind) -> Result<Self, EmbedError> {
+    pub fn load(
+        dir: &Path,
+        pooling: Option<Pooling>,
+        device: DeviceKind,
+    ) -> Result<Self, EmbedError> {
         let info = read_model_info(dir, pooling)?;
         let fail = |reason: String| EmbedError::ModelFiles {
             dir: dir.display().to_string(),
@@ -38,11 +42,14 @@ impl BertEmbedder {
         };
         let device = match device {
             DeviceKind::Cpu => Device::Cpu,
-            DeviceKind::Cuda => Device::new_cuda(0).map_err(|e| fail(format!("cannot use the GPU: {e}")))?,
+            DeviceKind::Cuda => {
+                Device::new_cuda(0).map_err(|e| fail(format!("cannot use the GPU: {e}")))?
+            }
         };
-        let config_text =
-            std::fs::read_to_string(dir.join("config.json")).map_err(|e| fail(format!("config.json: {e}")))?;
-        let config: Config = serde_json::from_str(&config_text).map_err(|e| fail(format!("config.json: {e}")))?;
+        let config_text = std::fs::read_to_string(dir.join("config.json"))
+            .map_err(|e| fail(format!("config.json: {e}")))?;
+        let config: Config =
+            serde_json::from_str(&config_text).map_err(|e| fail(format!("config.json: {e}")))?;
         let weights = dir.join("model.safetensors");
         if !weights.exists() {
             return Err(fail("model.safetensors is missing".into()));
@@ -51,10 +58,11 @@ impl BertEmbedder {
         // runs, which holds for a model directory.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &device) }
             .map_err(|e| fail(format!("model.safetensors: {e}")))?;
-        let model = BertModel::load(vb, &config).map_err(|e| fail(format!("model.safetensors: {e}")))?;
+        let model =
+            BertModel::load(vb, &config).map_err(|e| fail(format!("model.safetensors: {e}")))?;
 
-        let mut tokenizer =
-            Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| fail(format!("tokenizer.json: {e}")))?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| fail(format!("tokenizer.json: {e}")))?;
         // Packaged tokenizers often fix padding and truncation (all-MiniLM-L6-v2's at 128):
         // pad to the longest in the batch, truncate at what the model was trained for.
         let padding = PaddingParams {
@@ -95,7 +103,10 @@ impl BertEmbedder {
         let ids = Tensor::from_vec(ids, (rows, width), &self.device).map_err(model)?;
         let types = Tensor::from_vec(types, (rows, width), &self.device).map_err(model)?;
         let mask = Tensor::from_vec(mask, (rows, width), &self.device).map_err(model)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(model)?;
+        let hidden = self
+            .model
+            .forward(&ids, &types, Some(&mask))
+            .map_err(model)?;
         let pooled = match self.info.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1).and_then(|t| t.squeeze(1)),
             Pooling::Mean => (|| {
@@ -130,7 +141,12 @@ impl Embedder for BertEmbedder {
         let mut tokenizer = self.tokenizer.clone();
         tokenizer.with_padding(None);
         let _ = tokenizer.with_truncation(None);
-        TokenCounter::new(move |text| tokenizer.encode(text, false).map(|e| e.len()).unwrap_or(text.len() / 3 + 1))
+        TokenCounter::new(move |text| {
+            tokenizer
+                .encode(text, false)
+                .map(|e| e.len())
+                .unwrap_or(text.len() / 3 + 1)
+        })
     }
 
     fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {

@@ -29,7 +29,8 @@ impl HashedEmbedder {
         let mut v = vec![0f32; self.info.dimension];
         for word in words(text) {
             let digest = Sha256::digest(word.to_lowercase().as_bytes());
-            let index = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) as usize % v.len();
+            let index =
+                u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) as usize % v.len();
             v[index] += 1.0;
         }
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -41,7 +42,8 @@ impl HashedEmbedder {
 }
 
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
 }
 
 impl Embedder for HashedEmbedder {

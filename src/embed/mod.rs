@@ -106,7 +106,10 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// as sentence-transformers writes it (config.json, modules.json, 1_Pooling/config.json,
 /// sentence_bert_config.json). `pooling_override` wins over the files; without it and without a
 /// pooling config, loading fails with a message that says what to pass.
-pub fn read_model_info(dir: &Path, pooling_override: Option<Pooling>) -> Result<ModelInfo, EmbedError> {
+pub fn read_model_info(
+    dir: &Path,
+    pooling_override: Option<Pooling>,
+) -> Result<ModelInfo, EmbedError> {
     let fail = |reason: String| EmbedError::ModelFiles {
         dir: dir.display().to_string(),
         reason,
@@ -117,7 +120,9 @@ pub fn read_model_info(dir: &Path, pooling_override: Option<Pooling>) -> Result<
             return Ok(None);
         }
         let text = std::fs::read_to_string(&path).map_err(|e| fail(format!("{name}: {e}")))?;
-        serde_json::from_str(&text).map(Some).map_err(|e| fail(format!("{name}: {e}")))
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| fail(format!("{name}: {e}")))
     };
     let config = read_json("config.json")?.ok_or_else(|| fail("config.json is missing".into()))?;
     let hidden = config["hidden_size"]
@@ -129,7 +134,8 @@ pub fn read_model_info(dir: &Path, pooling_override: Option<Pooling>) -> Result<
     let module_path = |kind: &str| -> Option<String> {
         modules.as_ref()?.as_array()?.iter().find_map(|m| {
             let t = m["type"].as_str()?;
-            t.ends_with(kind).then(|| m["path"].as_str().unwrap_or("").to_string())
+            t.ends_with(kind)
+                .then(|| m["path"].as_str().unwrap_or("").to_string())
         })
     };
     let normalize = module_path("Normalize").is_some();
@@ -142,8 +148,16 @@ pub fn read_model_info(dir: &Path, pooling_override: Option<Pooling>) -> Result<
         (Some(p), _) => p,
         (None, Some(c)) if c["pooling_mode_cls_token"].as_bool() == Some(true) => Pooling::Cls,
         (None, Some(c)) if c["pooling_mode_mean_tokens"].as_bool() == Some(true) => Pooling::Mean,
-        (None, Some(_)) => return Err(fail("the pooling config asks for neither CLS nor mean pooling; pass --pooling".into())),
-        (None, None) => return Err(fail("no pooling config (1_Pooling/config.json); pass --pooling cls|mean".into())),
+        (None, Some(_)) => {
+            return Err(fail(
+                "the pooling config asks for neither CLS nor mean pooling; pass --pooling".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(fail(
+                "no pooling config (1_Pooling/config.json); pass --pooling cls|mean".into(),
+            ))
+        }
     };
     let max_seq = read_json("sentence_bert_config.json")?
         .and_then(|c| c["max_seq_length"].as_u64())
@@ -153,12 +167,15 @@ pub fn read_model_info(dir: &Path, pooling_override: Option<Pooling>) -> Result<
     // The directory names the model better than config.json's `_name_or_path`, which is often
     // the base checkpoint it was fine-tuned from; packaged layouts end in a generic "model".
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let name = [canonical.file_name(), canonical.parent().and_then(Path::file_name)]
-        .into_iter()
-        .flatten()
-        .map(|n| n.to_string_lossy().to_string())
-        .find(|n| n != "model")
-        .unwrap_or_else(|| dir.display().to_string());
+    let name = [
+        canonical.file_name(),
+        canonical.parent().and_then(Path::file_name),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|n| n.to_string_lossy().to_string())
+    .find(|n| n != "model")
+    .unwrap_or_else(|| dir.display().to_string());
     Ok(ModelInfo {
         name,
         dimension: hidden,
@@ -175,7 +192,11 @@ mod tests {
     #[test]
     fn reads_pooling_and_dimension_from_sentence_transformers_files() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("config.json"), r#"{"hidden_size": 768, "max_position_embeddings": 512}"#).unwrap();
+        std::fs::write(
+            dir.path().join("config.json"),
+            r#"{"hidden_size": 768, "max_position_embeddings": 512}"#,
+        )
+        .unwrap();
         std::fs::write(
             dir.path().join("modules.json"),
             r#"[{"path": "", "type": "sentence_transformers.models.Transformer"},
@@ -190,8 +211,21 @@ mod tests {
         )
         .unwrap();
         let info = read_model_info(dir.path(), None).unwrap();
-        assert_eq!((info.dimension, info.pooling, info.normalize, info.max_tokens), (768, Pooling::Cls, true, 512));
-        assert_eq!(read_model_info(dir.path(), Some(Pooling::Mean)).unwrap().pooling, Pooling::Mean);
+        assert_eq!(
+            (
+                info.dimension,
+                info.pooling,
+                info.normalize,
+                info.max_tokens
+            ),
+            (768, Pooling::Cls, true, 512)
+        );
+        assert_eq!(
+            read_model_info(dir.path(), Some(Pooling::Mean))
+                .unwrap()
+                .pooling,
+            Pooling::Mean
+        );
 
         std::fs::remove_file(dir.path().join("1_Pooling/config.json")).unwrap();
         std::fs::remove_file(dir.path().join("modules.json")).unwrap();

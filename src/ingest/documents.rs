@@ -65,14 +65,19 @@ fn type_rank(resource_type: &str) -> usize {
         "Immunization",
         "DiagnosticReport",
     ];
-    ORDER.iter().position(|t| *t == resource_type).unwrap_or(ORDER.len())
+    ORDER
+        .iter()
+        .position(|t| *t == resource_type)
+        .unwrap_or(ORDER.len())
 }
 
 /// The document of one patient's day.
 pub fn day_document(day: NaiveDate, facts: &[StoredFact]) -> Document {
     let mut counts: BTreeMap<(usize, &str), usize> = BTreeMap::new();
     for fact in facts.iter().filter(|f| !f.sentences.is_empty()) {
-        *counts.entry((type_rank(&fact.resource_type), &fact.sentences)).or_default() += 1;
+        *counts
+            .entry((type_rank(&fact.resource_type), &fact.sentences))
+            .or_default() += 1;
     }
     let lines = counts
         .into_iter()
@@ -93,7 +98,11 @@ pub fn summary_document(facts: &[StoredFact]) -> Document {
     let mut groups: BTreeMap<(usize, &str, &str), Vec<&str>> = BTreeMap::new();
     for fact in facts.iter().filter(|f| !f.sentences.is_empty()) {
         let dates = groups
-            .entry((type_rank(&fact.resource_type), &fact.resource_type, &fact.sentences))
+            .entry((
+                type_rank(&fact.resource_type),
+                &fact.resource_type,
+                &fact.sentences,
+            ))
             .or_default();
         if let Some(date) = fact.event_date.as_deref() {
             dates.push(date.get(..10).unwrap_or(date));
@@ -129,7 +138,9 @@ pub fn summary_document(facts: &[StoredFact]) -> Document {
 /// The documents a set of facts yields, keyed by (patient logical id, day), computed in memory
 /// exactly as the store computes them (one fact per resource, the last one wins). Used by
 /// evaluation and tests as an oracle for what the store must hold.
-pub fn build_all<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> BTreeMap<(String, Option<NaiveDate>), Document> {
+pub fn build_all<'a>(
+    facts: impl IntoIterator<Item = &'a Fact>,
+) -> BTreeMap<(String, Option<NaiveDate>), Document> {
     let mut unique: BTreeMap<(&str, &str, &str), &Fact> = BTreeMap::new();
     for fact in facts {
         unique.insert((&fact.patient, fact.resource_type, &fact.resource_id), fact);
@@ -200,8 +211,16 @@ mod tests {
             day,
             &[
                 fact("Procedure", "Procedure is Dental care.", None),
-                fact("Observation", "Code is Body Height. Value is 173.9 cm.", None),
-                fact("Observation", "Code is Body Height. Value is 173.9 cm.", None),
+                fact(
+                    "Observation",
+                    "Code is Body Height. Value is 173.9 cm.",
+                    None,
+                ),
+                fact(
+                    "Observation",
+                    "Code is Body Height. Value is 173.9 cm.",
+                    None,
+                ),
             ],
         );
         assert_eq!(
@@ -213,10 +232,26 @@ mod tests {
     #[test]
     fn summary_folds_repeated_prescriptions_into_a_date_range() {
         let doc = summary_document(&[
-            fact("MedicationRequest", "Medication is Aspirin.", Some("2015-01-01T10:00:00-05:00")),
-            fact("MedicationRequest", "Medication is Aspirin.", Some("2011-06-01T10:00:00-05:00")),
-            fact("MedicationRequest", "Medication is Aspirin.", Some("2013-02-01T10:00:00-05:00")),
-            fact("Condition", "Condition is Hypertension.", Some("2010-03-01")),
+            fact(
+                "MedicationRequest",
+                "Medication is Aspirin.",
+                Some("2015-01-01T10:00:00-05:00"),
+            ),
+            fact(
+                "MedicationRequest",
+                "Medication is Aspirin.",
+                Some("2011-06-01T10:00:00-05:00"),
+            ),
+            fact(
+                "MedicationRequest",
+                "Medication is Aspirin.",
+                Some("2013-02-01T10:00:00-05:00"),
+            ),
+            fact(
+                "Condition",
+                "Condition is Hypertension.",
+                Some("2010-03-01"),
+            ),
             fact("Patient", "Gender is female.", None),
         ]);
         assert_eq!(
@@ -253,9 +288,21 @@ mod tests {
 
     #[test]
     fn content_hash_changes_with_the_text_only() {
-        let a = summary_document(&[fact("Condition", "Condition is Asthma.", Some("2001-01-01"))]);
-        let b = summary_document(&[fact("Condition", "Condition is Asthma.", Some("2001-01-01"))]);
-        let c = summary_document(&[fact("Condition", "Condition is Asthma.", Some("2001-01-02"))]);
+        let a = summary_document(&[fact(
+            "Condition",
+            "Condition is Asthma.",
+            Some("2001-01-01"),
+        )]);
+        let b = summary_document(&[fact(
+            "Condition",
+            "Condition is Asthma.",
+            Some("2001-01-01"),
+        )]);
+        let c = summary_document(&[fact(
+            "Condition",
+            "Condition is Asthma.",
+            Some("2001-01-02"),
+        )]);
         assert_eq!(a.content_hash(), b.content_hash());
         assert_ne!(a.content_hash(), c.content_hash());
     }

@@ -15,12 +15,15 @@ use std::collections::{BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use fhirbolt::model::r4::resources::{
-    AllergyIntolerance, AllergyIntoleranceOnset, CarePlan, Condition, ConditionAbatement, ConditionOnset,
-    DiagnosticReport, DiagnosticReportEffective, Immunization, ImmunizationOccurrence, MedicationRequest,
-    MedicationRequestMedication, Observation, ObservationComponentValue, ObservationEffective, ObservationValue,
-    Patient, PatientDeceased, Procedure, ProcedurePerformed,
+    AllergyIntolerance, AllergyIntoleranceOnset, CarePlan, Condition, ConditionAbatement,
+    ConditionOnset, DiagnosticReport, DiagnosticReportEffective, Immunization,
+    ImmunizationOccurrence, MedicationRequest, MedicationRequestMedication, Observation,
+    ObservationComponentValue, ObservationEffective, ObservationValue, Patient, PatientDeceased,
+    Procedure, ProcedurePerformed,
 };
-use fhirbolt::model::r4::types::{Address, CodeableConcept, ExtensionValue, HumanName, Quantity, Reference};
+use fhirbolt::model::r4::types::{
+    Address, CodeableConcept, ExtensionValue, HumanName, Quantity, Reference,
+};
 use fhirbolt::model::r4::Resource;
 use sha2::{Digest, Sha256};
 
@@ -117,10 +120,14 @@ pub fn flatten(entries: &[ParsedEntry]) -> Flattened {
             Resource::Observation(r) => resolve(r.subject.as_deref()).map(|p| observation(p, r)),
             Resource::Procedure(r) => resolve(Some(&r.subject)).map(|p| procedure(p, r)),
             Resource::Immunization(r) => resolve(Some(&r.patient)).map(|p| immunization(p, r)),
-            Resource::DiagnosticReport(r) => resolve(r.subject.as_deref()).map(|p| diagnostic_report(p, r)),
+            Resource::DiagnosticReport(r) => {
+                resolve(r.subject.as_deref()).map(|p| diagnostic_report(p, r))
+            }
             Resource::Condition(r) => resolve(Some(&r.subject)).map(|p| condition(p, r)),
             Resource::AllergyIntolerance(r) => resolve(Some(&r.patient)).map(|p| allergy(p, r)),
-            Resource::MedicationRequest(r) => resolve(Some(&r.subject)).map(|p| medication_request(p, r)),
+            Resource::MedicationRequest(r) => {
+                resolve(Some(&r.subject)).map(|p| medication_request(p, r))
+            }
             Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
             _ => continue,
         };
@@ -145,7 +152,12 @@ fn content_id(fact: &Fact) -> String {
     hasher.update(fact.sentences.as_bytes());
     hasher.update([0]);
     hasher.update(fact.event_date.as_deref().unwrap_or("").as_bytes());
-    hasher.update(fact.day.map(|d| d.to_string()).unwrap_or_default().as_bytes());
+    hasher.update(
+        fact.day
+            .map(|d| d.to_string())
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     format!("sha256:{}", hex::encode(&hasher.finalize()[..16]))
 }
 
@@ -170,7 +182,8 @@ pub fn patient_id_from_reference(reference: &str) -> Option<String> {
         parts.truncate(history);
     }
     let n = parts.len();
-    (n >= 2 && parts[n - 2] == "Patient" && !parts[n - 1].is_empty()).then(|| parts[n - 1].to_string())
+    (n >= 2 && parts[n - 2] == "Patient" && !parts[n - 1].is_empty())
+        .then(|| parts[n - 1].to_string())
 }
 
 /// The local date as written: the first ten characters of a FHIR date or dateTime, when they
@@ -183,7 +196,10 @@ pub fn local_date(value: &str) -> Option<NaiveDate> {
 /// collapsed, length bounded, no trailing full stop (the sentence adds its own).
 fn clean(value: &str) -> String {
     let mut out = String::with_capacity(value.len().min(MAX_VALUE_CHARS));
-    for word in value.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()) {
+    for word in value
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+    {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -197,11 +213,17 @@ fn clean(value: &str) -> String {
 }
 
 fn text(value: Option<&fhirbolt::model::r4::types::String>) -> Option<String> {
-    value.and_then(|v| v.value.as_deref()).map(clean).filter(|v| !v.is_empty())
+    value
+        .and_then(|v| v.value.as_deref())
+        .map(clean)
+        .filter(|v| !v.is_empty())
 }
 
 fn code(value: Option<&fhirbolt::model::r4::types::Code>) -> Option<String> {
-    value.and_then(|v| v.value.as_deref()).map(clean).filter(|v| !v.is_empty())
+    value
+        .and_then(|v| v.value.as_deref())
+        .map(clean)
+        .filter(|v| !v.is_empty())
 }
 
 /// A concept's human reading: its text, else the first coding's display, else its code.
@@ -261,7 +283,12 @@ impl Sentences {
     }
 }
 
-fn dated_fact(patient: String, resource_type: &'static str, when: Option<String>, sentences: String) -> Fact {
+fn dated_fact(
+    patient: String,
+    resource_type: &'static str,
+    when: Option<String>,
+    sentences: String,
+) -> Fact {
     let day = when.as_deref().and_then(local_date);
     Fact {
         patient,
@@ -275,7 +302,12 @@ fn dated_fact(patient: String, resource_type: &'static str, when: Option<String>
     }
 }
 
-fn summary_fact(patient: String, resource_type: &'static str, when: Option<String>, sentences: String) -> Fact {
+fn summary_fact(
+    patient: String,
+    resource_type: &'static str,
+    when: Option<String>,
+    sentences: String,
+) -> Fact {
     Fact {
         patient,
         resource_type,
@@ -288,7 +320,8 @@ fn summary_fact(patient: String, resource_type: &'static str, when: Option<Strin
 
 fn observation(patient: String, r: &Observation) -> Fact {
     let mut s = Sentences::new();
-    s.say("Category", concepts(&r.category)).say("Code", concept(&r.code));
+    s.say("Category", concepts(&r.category))
+        .say("Code", concept(&r.code));
     match r.value.as_ref().and_then(observation_value) {
         Some(value) => {
             s.say("Value", Some(value));
@@ -349,7 +382,9 @@ fn component_value(value: &ObservationComponentValue) -> Option<String> {
         ObservationComponentValue::Boolean(b) => b.value.map(|b| b.to_string()),
         ObservationComponentValue::Integer(i) => i.value.map(|i| i.to_string()),
         ObservationComponentValue::Range(r) => range(r.low.as_deref(), r.high.as_deref()),
-        ObservationComponentValue::Ratio(r) => ratio(r.numerator.as_deref(), r.denominator.as_deref()),
+        ObservationComponentValue::Ratio(r) => {
+            ratio(r.numerator.as_deref(), r.denominator.as_deref())
+        }
         ObservationComponentValue::Time(t) => t.value.clone(),
         ObservationComponentValue::DateTime(d) => d.value.clone(),
         ObservationComponentValue::Period(p) => range_dates(p.start.as_ref(), p.end.as_ref()),
@@ -368,7 +403,11 @@ fn range(low: Option<&Quantity>, high: Option<&Quantity>) -> Option<String> {
 }
 
 fn ratio(numerator: Option<&Quantity>, denominator: Option<&Quantity>) -> Option<String> {
-    Some(format!("{} per {}", numerator.and_then(quantity)?, denominator.and_then(quantity)?))
+    Some(format!(
+        "{} per {}",
+        numerator.and_then(quantity)?,
+        denominator.and_then(quantity)?
+    ))
 }
 
 fn range_dates(
@@ -431,8 +470,14 @@ fn diagnostic_report(patient: String, r: &DiagnosticReport) -> Fact {
 fn condition(patient: String, r: &Condition) -> Fact {
     let mut s = Sentences::new();
     s.say("Condition", r.code.as_deref().and_then(concept))
-        .say("Clinical status", r.clinical_status.as_deref().and_then(concept))
-        .say("Verification status", r.verification_status.as_deref().and_then(concept))
+        .say(
+            "Clinical status",
+            r.clinical_status.as_deref().and_then(concept),
+        )
+        .say(
+            "Verification status",
+            r.verification_status.as_deref().and_then(concept),
+        )
         .say("Severity", r.severity.as_deref().and_then(concept))
         .say("Category", concepts(&r.category));
     let abated = match &r.abatement {
@@ -442,7 +487,10 @@ fn condition(patient: String, r: &Condition) -> Fact {
         _ => None,
     };
     if let Some(abated) = abated {
-        s.raw(&format!("Abated on {}", abated.get(..10).unwrap_or(&abated)));
+        s.raw(&format!(
+            "Abated on {}",
+            abated.get(..10).unwrap_or(&abated)
+        ));
     }
     let onset = match &r.onset {
         Some(ConditionOnset::DateTime(d)) => d.value.clone(),
@@ -459,9 +507,15 @@ fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
     let categories: Vec<String> = r.category.iter().filter_map(|c| code(Some(c))).collect();
     s.say("Allergy", r.code.as_deref().and_then(concept))
         .say("Type", code(r.r#type.as_ref()))
-        .say("Category", (!categories.is_empty()).then(|| categories.join(", ")))
+        .say(
+            "Category",
+            (!categories.is_empty()).then(|| categories.join(", ")),
+        )
         .say("Criticality", code(r.criticality.as_ref()))
-        .say("Clinical status", r.clinical_status.as_deref().and_then(concept));
+        .say(
+            "Clinical status",
+            r.clinical_status.as_deref().and_then(concept),
+        );
     for reaction in &r.reaction {
         let mut what = concepts(&reaction.manifestation).unwrap_or_else(|| "unspecified".into());
         if let Some(severity) = code(reaction.severity.as_ref()) {
@@ -484,14 +538,23 @@ fn medication_request(patient: String, r: &MedicationRequest) -> Fact {
         MedicationRequestMedication::Reference(reference) => text(reference.display.as_ref()),
         MedicationRequestMedication::Invalid => None,
     };
-    let dosage: Vec<String> = r.dosage_instruction.iter().filter_map(|d| text(d.text.as_ref())).collect();
+    let dosage: Vec<String> = r
+        .dosage_instruction
+        .iter()
+        .filter_map(|d| text(d.text.as_ref()))
+        .collect();
     let mut s = Sentences::new();
     s.say("Medication", medication)
         .say("Status", code(Some(&r.status)))
         .say("Intent", code(Some(&r.intent)))
         .say("Dosage", (!dosage.is_empty()).then(|| dosage.join("; ")))
         .say("Reason", concepts(&r.reason_code));
-    summary_fact(patient, "MedicationRequest", date_time(r.authored_on.as_ref()), s.done())
+    summary_fact(
+        patient,
+        "MedicationRequest",
+        date_time(r.authored_on.as_ref()),
+        s.done(),
+    )
 }
 
 fn care_plan(patient: String, r: &CarePlan) -> Fact {
@@ -501,26 +564,38 @@ fn care_plan(patient: String, r: &CarePlan) -> Fact {
         .filter_map(|a| a.detail.as_ref()?.code.as_deref().and_then(concept))
         .collect();
     let mut s = Sentences::new();
-    s.say("Care plan", concepts(&r.category).or_else(|| text(r.title.as_ref())))
-        .say("Status", code(Some(&r.status)));
+    s.say(
+        "Care plan",
+        concepts(&r.category).or_else(|| text(r.title.as_ref())),
+    )
+    .say("Status", code(Some(&r.status)));
     if !activities.is_empty() {
         s.raw(&format!("Activities are {}", activities.join(", ")));
     }
-    let when = r.period.as_deref().and_then(|p| date_time(p.start.as_ref()));
+    let when = r
+        .period
+        .as_deref()
+        .and_then(|p| date_time(p.start.as_ref()));
     summary_fact(patient, "CarePlan", when, s.done())
 }
 
 /// Non-identifying facts about the patient for the summary document.
 fn patient_fact(id: &str, r: &Patient) -> Fact {
     let mut s = Sentences::new();
-    s.say("Gender", code(r.gender.as_ref()))
-        .say("Marital status", r.marital_status.as_deref().and_then(concept));
+    s.say("Gender", code(r.gender.as_ref())).say(
+        "Marital status",
+        r.marital_status.as_deref().and_then(concept),
+    );
     match &r.deceased {
         Some(PatientDeceased::Boolean(b)) if b.value == Some(true) => {
             s.raw("The patient is deceased");
         }
         Some(PatientDeceased::DateTime(d)) => {
-            let on = d.value.as_deref().and_then(local_date).map(|d| d.to_string());
+            let on = d
+                .value
+                .as_deref()
+                .and_then(local_date)
+                .map(|d| d.to_string());
             s.raw(&match on {
                 Some(on) => format!("The patient died on {on}"),
                 None => "The patient is deceased".into(),
@@ -528,12 +603,20 @@ fn patient_fact(id: &str, r: &Patient) -> Fact {
         }
         _ => {}
     }
-    let languages: Vec<String> = r.communication.iter().filter_map(|c| concept(&c.language)).collect();
-    s.say("Language", (!languages.is_empty()).then(|| languages.join(", ")));
+    let languages: Vec<String> = r
+        .communication
+        .iter()
+        .filter_map(|c| concept(&c.language))
+        .collect();
+    s.say(
+        "Language",
+        (!languages.is_empty()).then(|| languages.join(", ")),
+    );
     summary_fact(id.to_string(), "Patient", None, s.done())
 }
 
-const MOTHERS_MAIDEN_NAME: &str = "http://hl7.org/fhir/StructureDefinition/patient-mothersMaidenName";
+const MOTHERS_MAIDEN_NAME: &str =
+    "http://hl7.org/fhir/StructureDefinition/patient-mothersMaidenName";
 const BIRTH_PLACE: &str = "http://hl7.org/fhir/StructureDefinition/patient-birthPlace";
 
 /// Everything identifying about a patient, for the vault.
@@ -545,16 +628,28 @@ pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
             out.insert(VaultEntry { kind, value });
         }
     };
-    for name in r.name.iter().chain(r.contact.iter().filter_map(|c| c.name.as_deref())) {
+    for name in r
+        .name
+        .iter()
+        .chain(r.contact.iter().filter_map(|c| c.name.as_deref()))
+    {
         add_name(&mut add, name);
     }
     if let Some(birth) = r.birth_date.as_ref().and_then(|d| d.value.as_deref()) {
         add(PhiKind::BirthDate, birth);
     }
-    for address in r.address.iter().chain(r.contact.iter().filter_map(|c| c.address.as_deref())) {
+    for address in r
+        .address
+        .iter()
+        .chain(r.contact.iter().filter_map(|c| c.address.as_deref()))
+    {
         add_address(&mut add, address, PhiKind::Address);
     }
-    for telecom in r.telecom.iter().chain(r.contact.iter().flat_map(|c| c.telecom.iter())) {
+    for telecom in r
+        .telecom
+        .iter()
+        .chain(r.contact.iter().flat_map(|c| c.telecom.iter()))
+    {
         let Some(value) = telecom.value.as_ref().and_then(|v| v.value.as_deref()) else {
             continue;
         };
@@ -569,10 +664,11 @@ pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
         let Some(value) = identifier.value.as_ref().and_then(|v| v.value.as_deref()) else {
             continue;
         };
-        let type_code = identifier
-            .r#type
-            .as_deref()
-            .and_then(|t| t.coding.iter().find_map(|c| c.code.as_ref()?.value.as_deref()));
+        let type_code = identifier.r#type.as_deref().and_then(|t| {
+            t.coding
+                .iter()
+                .find_map(|c| c.code.as_ref()?.value.as_deref())
+        });
         let kind = match type_code {
             Some("SS") => PhiKind::Ssn,
             Some("MR") => PhiKind::MedicalRecordNumber,
@@ -589,7 +685,9 @@ pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
                     add(PhiKind::MaidenName, v);
                 }
             }
-            (BIRTH_PLACE, Some(ExtensionValue::Address(a))) => add_address(&mut add, a, PhiKind::BirthPlace),
+            (BIRTH_PLACE, Some(ExtensionValue::Address(a))) => {
+                add_address(&mut add, a, PhiKind::BirthPlace)
+            }
             _ => {}
         }
     }
@@ -598,15 +696,34 @@ pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
 
 fn add_name(add: &mut impl FnMut(PhiKind, &str), name: &HumanName) {
     let maiden = name.r#use.as_ref().and_then(|u| u.value.as_deref()) == Some("maiden");
-    let given: Vec<&str> = name.given.iter().filter_map(|g| g.value.as_deref()).collect();
+    let given: Vec<&str> = name
+        .given
+        .iter()
+        .filter_map(|g| g.value.as_deref())
+        .collect();
     let family = name.family.as_ref().and_then(|f| f.value.as_deref());
-    let prefix: Vec<&str> = name.prefix.iter().filter_map(|p| p.value.as_deref()).collect();
-    let suffix: Vec<&str> = name.suffix.iter().filter_map(|p| p.value.as_deref()).collect();
+    let prefix: Vec<&str> = name
+        .prefix
+        .iter()
+        .filter_map(|p| p.value.as_deref())
+        .collect();
+    let suffix: Vec<&str> = name
+        .suffix
+        .iter()
+        .filter_map(|p| p.value.as_deref())
+        .collect();
     for g in &given {
         add(PhiKind::GivenName, g);
     }
     if let Some(f) = family {
-        add(if maiden { PhiKind::MaidenName } else { PhiKind::FamilyName }, f);
+        add(
+            if maiden {
+                PhiKind::MaidenName
+            } else {
+                PhiKind::FamilyName
+            },
+            f,
+        );
     }
     for p in &prefix {
         add(PhiKind::NamePrefix, p);
@@ -620,15 +737,27 @@ fn add_name(add: &mut impl FnMut(PhiKind, &str), name: &HumanName) {
     let plain: Vec<&str> = given.iter().copied().chain(family).collect();
     if !plain.is_empty() {
         add(PhiKind::FullName, &plain.join(" "));
-        let styled: Vec<&str> = prefix.iter().copied().chain(plain.iter().copied()).chain(suffix.iter().copied()).collect();
+        let styled: Vec<&str> = prefix
+            .iter()
+            .copied()
+            .chain(plain.iter().copied())
+            .chain(suffix.iter().copied())
+            .collect();
         add(PhiKind::FullName, &styled.join(" "));
     }
 }
 
 fn add_address(add: &mut impl FnMut(PhiKind, &str), address: &Address, whole: PhiKind) {
-    let lines: Vec<&str> = address.line.iter().filter_map(|l| l.value.as_deref()).collect();
+    let lines: Vec<&str> = address
+        .line
+        .iter()
+        .filter_map(|l| l.value.as_deref())
+        .collect();
     let city = address.city.as_ref().and_then(|c| c.value.as_deref());
-    let postal = address.postal_code.as_ref().and_then(|c| c.value.as_deref());
+    let postal = address
+        .postal_code
+        .as_ref()
+        .and_then(|c| c.value.as_deref());
     let state = address.state.as_ref().and_then(|c| c.value.as_deref());
     for line in &lines {
         add(PhiKind::AddressLine, line);
@@ -644,7 +773,13 @@ fn add_address(add: &mut impl FnMut(PhiKind, &str), address: &Address, whole: Ph
     if let Some(text) = address.text.as_ref().and_then(|t| t.value.as_deref()) {
         add(whole, text);
     }
-    let parts: Vec<&str> = lines.iter().copied().chain(city).chain(state).chain(postal).collect();
+    let parts: Vec<&str> = lines
+        .iter()
+        .copied()
+        .chain(city)
+        .chain(state)
+        .chain(postal)
+        .collect();
     if !parts.is_empty() {
         add(whole, &parts.join(", "));
     }
@@ -675,7 +810,8 @@ mod tests {
     }
 
     fn hl7_example(name: &str) -> Flattened {
-        let bytes = std::fs::read(shared().join("fhir-r4/hl7-r4-examples-4.0.1").join(name)).unwrap();
+        let bytes =
+            std::fs::read(shared().join("fhir-r4/hl7-r4-examples-4.0.1").join(name)).unwrap();
         let parsed = parse_message(&bytes, ParseLimits::default()).unwrap();
         flatten(&parsed.entries)
     }
@@ -704,7 +840,9 @@ mod tests {
         let coded = flat
             .facts
             .iter()
-            .find(|f| f.resource_type == "Observation" && f.sentences.contains("Tobacco smoking status"))
+            .find(|f| {
+                f.resource_type == "Observation" && f.sentences.contains("Tobacco smoking status")
+            })
             .expect("a smoking-status observation");
         assert_eq!(
             coded.sentences,
@@ -740,14 +878,23 @@ mod tests {
             ("full_name", "Zandra428 O'Hara248"),
             ("birth_date", "2021-04-03"),
         ] {
-            assert!(vault.contains(&expected), "{expected:?} missing from {vault:?}");
+            assert!(
+                vault.contains(&expected),
+                "{expected:?} missing from {vault:?}"
+            );
         }
         for kind in ["ssn", "mrn", "phone", "address_line"] {
-            assert!(vault.iter().any(|(k, _)| *k == kind), "no {kind} in the vault");
+            assert!(
+                vault.iter().any(|(k, _)| *k == kind),
+                "no {kind} in the vault"
+            );
         }
         for fact in &flat.facts {
             for (_, value) in &vault {
-                assert!(!fact.sentences.contains(value), "a vault value leaked into a fact");
+                assert!(
+                    !fact.sentences.contains(value),
+                    "a vault value leaked into a fact"
+                );
             }
         }
     }
@@ -764,9 +911,18 @@ mod tests {
 
     #[test]
     fn references_resolve_to_the_patient_id() {
-        assert_eq!(patient_id_from_reference("urn:uuid:abc").as_deref(), Some("abc"));
-        assert_eq!(patient_id_from_reference("Patient/p1").as_deref(), Some("p1"));
-        assert_eq!(patient_id_from_reference("https://ehr/fhir/Patient/p2/_history/3").as_deref(), Some("p2"));
+        assert_eq!(
+            patient_id_from_reference("urn:uuid:abc").as_deref(),
+            Some("abc")
+        );
+        assert_eq!(
+            patient_id_from_reference("Patient/p1").as_deref(),
+            Some("p1")
+        );
+        assert_eq!(
+            patient_id_from_reference("https://ehr/fhir/Patient/p2/_history/3").as_deref(),
+            Some("p2")
+        );
         assert_eq!(patient_id_from_reference("Group/g1"), None);
         assert_eq!(patient_id_from_reference("#contained"), None);
     }
@@ -778,14 +934,20 @@ mod tests {
         let flat = synthea(SMALL_PATIENT);
         let mut text = String::new();
         for ((_, day), document) in build_all(&flat.facts) {
-            text.push_str(&format!("=== {}\n{}\n", day.map(|d| d.to_string()).unwrap_or("summary".into()), document.text()));
+            text.push_str(&format!(
+                "=== {}\n{}\n",
+                day.map(|d| d.to_string()).unwrap_or("summary".into()),
+                document.text()
+            ));
         }
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/ingest/snapshots/{SMALL_PATIENT}.txt"));
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("src/ingest/snapshots/{SMALL_PATIENT}.txt"));
         if std::env::var("UPDATE_SNAPSHOTS").is_ok() {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &text).unwrap();
         }
-        let expected = std::fs::read_to_string(&path).expect("snapshot file (run with UPDATE_SNAPSHOTS=1 once)");
+        let expected = std::fs::read_to_string(&path)
+            .expect("snapshot file (run with UPDATE_SNAPSHOTS=1 once)");
         assert_eq!(text, expected);
     }
 }

@@ -135,7 +135,8 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
             limit: limits.max_bytes,
         });
     }
-    let root: Value = serde_json::from_slice(bytes).map_err(|e| ParseError::NotJson(e.to_string()))?;
+    let root: Value =
+        serde_json::from_slice(bytes).map_err(|e| ParseError::NotJson(e.to_string()))?;
     let resource_type = declared_type(&root)
         .ok_or_else(|| ParseError::NotFhir("the root has no \"resourceType\" string".into()))?
         .to_string();
@@ -179,7 +180,10 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
             });
             continue;
         };
-        let full_url = entry.get("fullUrl").and_then(Value::as_str).map(str::to_string);
+        let full_url = entry
+            .get("fullUrl")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let Some(resource) = entry.remove("resource") else {
             // Entries without a resource (e.g. a DELETE request) carry nothing to flatten.
             *skipped.entry("(no resource)".into()).or_default() += 1;
@@ -224,7 +228,8 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
     while !queue.is_empty() {
         let shared: Queue = Arc::new(Mutex::new(std::mem::take(&mut queue)));
         let current: Arc<Mutex<Option<(usize, String)>>> = Arc::default();
-        let (sender, receiver) = mpsc::channel::<(usize, Option<String>, String, Result<Resource, String>)>();
+        let (sender, receiver) =
+            mpsc::channel::<(usize, Option<String>, String, Result<Resource, String>)>();
         let spawned = {
             let shared = Arc::clone(&shared);
             let current = Arc::clone(&current);
@@ -232,12 +237,17 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
                 .name(PARSER_THREAD_NAME.into())
                 .spawn(move || loop {
                     let next = lock(&shared).pop_front();
-                    let Some((index, full_url, value)) = next else { return };
+                    let Some((index, full_url, value)) = next else {
+                        return;
+                    };
                     let resource_type = declared_type(&value).unwrap_or("?").to_string();
                     *lock(&current) = Some((index, resource_type.clone()));
                     let result = catch_unwind(AssertUnwindSafe(|| typed_parse(value)))
                         .unwrap_or_else(|_| Err("the typed parser panicked".into()));
-                    if sender.send((index, full_url, resource_type, result)).is_err() {
+                    if sender
+                        .send((index, full_url, resource_type, result))
+                        .is_err()
+                    {
                         return;
                     }
                 })
@@ -254,18 +264,23 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
         }
         loop {
             match receiver.recv_timeout(limits.entry_timeout) {
-                Ok((_, full_url, _, Ok(resource))) => outcome.entries.push(ParsedEntry { full_url, resource }),
-                Ok((index, _, resource_type, Err(reason))) => outcome.rejected.push(RejectedEntry {
-                    index,
-                    resource_type,
-                    reason,
-                }),
+                Ok((_, full_url, _, Ok(resource))) => {
+                    outcome.entries.push(ParsedEntry { full_url, resource })
+                }
+                Ok((index, _, resource_type, Err(reason))) => {
+                    outcome.rejected.push(RejectedEntry {
+                        index,
+                        resource_type,
+                        reason,
+                    })
+                }
                 // The thread finished the queue and hung up.
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     // Take the rest first, so that the stuck thread cannot pick up more.
                     queue = std::mem::take(&mut *lock(&shared));
-                    let (index, resource_type) = lock(&current).clone().unwrap_or((usize::MAX, "?".into()));
+                    let (index, resource_type) =
+                        lock(&current).clone().unwrap_or((usize::MAX, "?".into()));
                     ABANDONED.fetch_add(1, Ordering::Relaxed);
                     tracing::error!(
                         entry = index,
@@ -276,7 +291,10 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
                     outcome.rejected.push(RejectedEntry {
                         index,
                         resource_type,
-                        reason: format!("typed parse did not finish within {:?}", limits.entry_timeout),
+                        reason: format!(
+                            "typed parse did not finish within {:?}",
+                            limits.entry_timeout
+                        ),
                     });
                     break;
                 }
@@ -288,7 +306,9 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // Panics are caught inside the parser thread, so poisoning cannot carry a broken state.
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn typed_parse(value: Value) -> Result<Resource, String> {
@@ -319,20 +339,27 @@ mod tests {
         };
         assert_eq!(
             parse_message(b"{\"resourceType\":\"Bundle\"}", limits).unwrap_err(),
-            ParseError::TooLarge { size: 25, limit: 10 }
+            ParseError::TooLarge {
+                size: 25,
+                limit: 10
+            }
         );
     }
 
     #[test]
     fn deep_nesting_is_refused_by_the_json_precheck() {
         let nested = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
-        assert!(matches!(parse_message(nested.as_bytes(), ParseLimits::default()), Err(ParseError::NotJson(_))));
+        assert!(matches!(
+            parse_message(nested.as_bytes(), ParseLimits::default()),
+            Err(ParseError::NotJson(_))
+        ));
     }
 
     #[test]
     fn a_parser_panic_rejects_the_entry_only() {
         // fhirbolt 0.4 panics on `"coding": []`; the bundle's other entry survives.
-        let panicking: serde_json::Value = serde_json::from_slice(&cases("empty-array.json")).unwrap();
+        let panicking: serde_json::Value =
+            serde_json::from_slice(&cases("empty-array.json")).unwrap();
         let bundle = serde_json::json!({
             "resourceType": "Bundle",
             "entry": [
@@ -347,14 +374,22 @@ mod tests {
         assert_eq!(parsed.skipped.get("DocumentReference"), Some(&1));
         assert_eq!(parsed.rejected.len(), 1);
         assert_eq!(parsed.rejected[0].index, 0);
-        assert!(parsed.rejected[0].reason.contains("panicked"), "{:?}", parsed.rejected);
+        assert!(
+            parsed.rejected[0].reason.contains("panicked"),
+            "{:?}",
+            parsed.rejected
+        );
     }
 
     #[test]
     fn a_lone_resource_of_an_unknown_type_is_invalid() {
         let err = parse_message(br#"{"resourceType":"Foo"}"#, ParseLimits::default()).unwrap_err();
         assert!(matches!(err, ParseError::InvalidResource { .. }), "{err:?}");
-        let ok = parse_message(br#"{"resourceType":"Practitioner","id":"x"}"#, ParseLimits::default()).unwrap();
+        let ok = parse_message(
+            br#"{"resourceType":"Practitioner","id":"x"}"#,
+            ParseLimits::default(),
+        )
+        .unwrap();
         assert_eq!(ok.skipped.get("Practitioner"), Some(&1));
     }
 

@@ -149,7 +149,10 @@ pub async fn run(
         if *shutdown.borrow() {
             break;
         }
-        if config.stop_after_messages.is_some_and(|n| report.messages >= n) {
+        if config
+            .stop_after_messages
+            .is_some_and(|n| report.messages >= n)
+        {
             break;
         }
         let wait = idle.map(|d| (last_activity + d).saturating_duration_since(Instant::now()));
@@ -170,7 +173,16 @@ pub async fn run(
                 continue;
             }
         };
-        let handled = handle(config, &producer, store, embedder, &message, &mut report, &mut shutdown).await?;
+        let handled = handle(
+            config,
+            &producer,
+            store,
+            embedder,
+            &message,
+            &mut report,
+            &mut shutdown,
+        )
+        .await?;
         if !handled {
             // Shutdown arrived while retrying: leave the offset for the next owner.
             break;
@@ -221,13 +233,14 @@ async fn handle(
     let started = std::time::Instant::now();
     let limits = config.limits();
     let bytes = payload.to_vec();
-    let parsed: Result<(ParsedBundle, Flattened), ParseError> = tokio::task::spawn_blocking(move || {
-        let parsed = parse_message(&bytes, limits)?;
-        let flattened = flatten(&parsed.entries);
-        Ok((parsed, flattened))
-    })
-    .await
-    .unwrap_or_else(|_| Err(ParseError::NotFhir("the parser task failed".into())));
+    let parsed: Result<(ParsedBundle, Flattened), ParseError> =
+        tokio::task::spawn_blocking(move || {
+            let parsed = parse_message(&bytes, limits)?;
+            let flattened = flatten(&parsed.entries);
+            Ok((parsed, flattened))
+        })
+        .await
+        .unwrap_or_else(|_| Err(ParseError::NotFhir("the parser task failed".into())));
 
     let (parsed, flattened) = match parsed {
         Ok(ok) => ok,
@@ -238,14 +251,20 @@ async fn handle(
                 ParseError::NotFhir(_) => "not_fhir",
                 ParseError::InvalidResource { .. } => "invalid_resource",
             };
-            tracing::warn!(partition, offset, error_kind = kind, "message rejected; sent to the dead-letter topic");
+            tracing::warn!(
+                partition,
+                offset,
+                error_kind = kind,
+                "message rejected; sent to the dead-letter topic"
+            );
             let letter = DeadLetter {
                 error_kind: kind,
                 disposition: "rejected",
                 reason: e.to_string(),
                 source,
             };
-            publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter).await?;
+            publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter)
+                .await?;
             report.dead_lettered += 1;
             return Ok(true);
         }
@@ -282,11 +301,16 @@ async fn handle(
                     "some entries rejected; the rest is stored, the message goes to the dead-letter topic");
                 let letter = DeadLetter {
                     error_kind: "entries_rejected",
-                    disposition: if parsed.entries.is_empty() { "rejected" } else { "partial" },
+                    disposition: if parsed.entries.is_empty() {
+                        "rejected"
+                    } else {
+                        "partial"
+                    },
                     reason,
                     source,
                 };
-                publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter).await?;
+                publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter)
+                    .await?;
                 if parsed.entries.is_empty() {
                     report.dead_lettered += 1;
                 } else {
@@ -309,14 +333,20 @@ async fn handle(
             );
         }
         Err(e) => {
-            tracing::warn!(partition, offset, error_kind = "database", "the store refused the data; sent to the dead-letter topic");
+            tracing::warn!(
+                partition,
+                offset,
+                error_kind = "database",
+                "the store refused the data; sent to the dead-letter topic"
+            );
             let letter = DeadLetter {
                 error_kind: "database",
                 disposition: "rejected",
                 reason: e.to_string(),
                 source,
             };
-            publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter).await?;
+            publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter)
+                .await?;
             report.dead_lettered += 1;
         }
     }
@@ -330,7 +360,10 @@ fn rejected_reason(parsed: &ParsedBundle) -> String {
         parsed.total_entries
     );
     for r in parsed.rejected.iter().take(20) {
-        reason.push_str(&format!(" entry {} ({}): {};", r.index, r.resource_type, r.reason));
+        reason.push_str(&format!(
+            " entry {} ({}): {};",
+            r.index, r.resource_type, r.reason
+        ));
     }
     if parsed.rejected.len() > 20 {
         reason.push_str(" …");

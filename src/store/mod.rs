@@ -179,7 +179,9 @@ impl Store {
     pub async fn ensure_embedding_model(&self, info: &ModelInfo) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         // Several workers may start at once: one of them sizes the column.
-        sqlx::query("SELECT pg_advisory_xact_lock(7011207)").execute(&mut *tx).await?;
+        sqlx::query("SELECT pg_advisory_xact_lock(7011207)")
+            .execute(&mut *tx)
+            .await?;
         let stored: Option<(String, i32)> =
             sqlx::query_as("SELECT embedding_model, embedding_dimension FROM store_settings")
                 .fetch_optional(&mut *tx)
@@ -225,9 +227,17 @@ impl Store {
 
     /// Writes what one message yields, re-embedding the documents it changes, in one
     /// transaction.
-    pub async fn apply(&self, flattened: &Flattened, embedder: &EmbeddingService) -> Result<ApplyOutcome, StoreError> {
+    pub async fn apply(
+        &self,
+        flattened: &Flattened,
+        embedder: &EmbeddingService,
+    ) -> Result<ApplyOutcome, StoreError> {
         let mut outcome = ApplyOutcome::default();
-        let ids: Vec<String> = flattened.patient_ids().into_iter().map(str::to_string).collect();
+        let ids: Vec<String> = flattened
+            .patient_ids()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         if ids.is_empty() {
             return Ok(outcome);
         }
@@ -284,7 +294,10 @@ impl Store {
     }
 }
 
-async fn upsert_patients(tx: &mut Transaction<'_, Postgres>, ids: &[String]) -> Result<HashMap<String, i64>, StoreError> {
+async fn upsert_patients(
+    tx: &mut Transaction<'_, Postgres>,
+    ids: &[String],
+) -> Result<HashMap<String, i64>, StoreError> {
     // `DO UPDATE` (a no-op change) so that RETURNING also yields rows that existed.
     let rows = sqlx::query(
         "INSERT INTO patients (fhir_id) SELECT * FROM UNNEST($1::text[])
@@ -296,7 +309,12 @@ async fn upsert_patients(tx: &mut Transaction<'_, Postgres>, ids: &[String]) -> 
     .await?;
     Ok(rows
         .into_iter()
-        .map(|r| (r.get::<String, _>("fhir_id"), r.get::<i64, _>("patient_key")))
+        .map(|r| {
+            (
+                r.get::<String, _>("fhir_id"),
+                r.get::<i64, _>("patient_key"),
+            )
+        })
         .collect())
 }
 
@@ -341,7 +359,10 @@ async fn upsert_facts(
     // never touches a row twice.
     let mut unique: BTreeMap<(i64, &str, &str), &crate::ingest::flatten::Fact> = BTreeMap::new();
     for fact in &flattened.facts {
-        unique.insert((keys[&fact.patient], fact.resource_type, &fact.resource_id), fact);
+        unique.insert(
+            (keys[&fact.patient], fact.resource_type, &fact.resource_id),
+            fact,
+        );
     }
     let mut patient_keys = Vec::with_capacity(unique.len());
     let mut types = Vec::with_capacity(unique.len());
@@ -434,7 +455,12 @@ async fn rebuild_documents(
     .await?;
     let existing: HashMap<DocKey, (i64, Vec<u8>)> = existing
         .into_iter()
-        .map(|r| ((r.get("patient_key"), r.get("day")), (r.get("document_id"), r.get("content_hash"))))
+        .map(|r| {
+            (
+                (r.get("patient_key"), r.get("day")),
+                (r.get("document_id"), r.get("content_hash")),
+            )
+        })
         .collect();
 
     let mut removed = Vec::new();
@@ -458,11 +484,12 @@ async fn rebuild_documents(
         }
     }
     if !removed.is_empty() {
-        outcome.documents_removed = sqlx::query("DELETE FROM documents WHERE document_id = ANY($1)")
-            .bind(&removed)
-            .execute(&mut **tx)
-            .await?
-            .rows_affected();
+        outcome.documents_removed =
+            sqlx::query("DELETE FROM documents WHERE document_id = ANY($1)")
+                .bind(&removed)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
     }
     if changed.is_empty() {
         return Ok(());
@@ -567,7 +594,9 @@ pub async fn create_database(url: &str, name: &str) -> Result<String, StoreError
     }
     let pool = PgPoolOptions::new().max_connections(1).connect(url).await?;
     // Identifiers cannot be bound; the name was checked above.
-    sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&pool).await?;
+    sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&pool)
+        .await?;
     pool.close().await;
     Ok(with_database(url, name))
 }
@@ -575,9 +604,11 @@ pub async fn create_database(url: &str, name: &str) -> Result<String, StoreError
 /// Drops database `name` on the server of `url`, closing its connections.
 pub async fn drop_database(url: &str, name: &str) -> Result<(), StoreError> {
     let pool = PgPoolOptions::new().max_connections(1).connect(url).await?;
-    sqlx::query(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
-        .execute(&pool)
-        .await?;
+    sqlx::query(AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+    )))
+    .execute(&pool)
+    .await?;
     pool.close().await;
     Ok(())
 }

@@ -30,8 +30,16 @@ async fn a_worker_killed_mid_stream_resumes_without_loss_or_duplicates() {
         if committed >= 1 {
             break committed;
         }
-        assert!(worker.child.try_wait().unwrap().is_none(), "worker died: {}", worker.log_tail());
-        assert!(started.elapsed() < Duration::from_secs(600), "no progress: {}", worker.log_tail());
+        assert!(
+            worker.child.try_wait().unwrap().is_none(),
+            "worker died: {}",
+            worker.log_tail()
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "no progress: {}",
+            worker.log_tail()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let _ = worker.kill_hard();
@@ -41,7 +49,8 @@ async fn a_worker_killed_mid_stream_resumes_without_loss_or_duplicates() {
     );
 
     let mut worker = run.spawn_worker("restarted", &[]);
-    run.wait_committed(bundles.len() as i64, Duration::from_secs(900), &mut worker).await;
+    run.wait_committed(bundles.len() as i64, Duration::from_secs(900), &mut worker)
+        .await;
     let (status, _, log) = worker.terminate();
     assert!(status.success(), "{log}");
 
@@ -58,9 +67,17 @@ async fn a_worker_killed_mid_stream_resumes_without_loss_or_duplicates() {
     .unwrap();
     assert_eq!(rows.len(), oracle.len(), "documents lost or duplicated");
     for row in rows {
-        let key = (row.get::<String, _>("fhir_id"), row.get::<Option<chrono::NaiveDate>, _>("day"));
-        let document = oracle.get(&key).unwrap_or_else(|| panic!("unexpected document {key:?}"));
-        assert_eq!(row.get::<Vec<u8>, _>("content_hash"), document.content_hash());
+        let key = (
+            row.get::<String, _>("fhir_id"),
+            row.get::<Option<chrono::NaiveDate>, _>("day"),
+        );
+        let document = oracle
+            .get(&key)
+            .unwrap_or_else(|| panic!("unexpected document {key:?}"));
+        assert_eq!(
+            row.get::<Vec<u8>, _>("content_hash"),
+            document.content_hash()
+        );
         assert!(row.get::<i64, _>("chunks") >= 1);
     }
     let counts = store.counts().await.unwrap();

@@ -86,9 +86,17 @@ fn hostile_inputs() -> Vec<(String, Vec<u8>, Option<&'static str>)> {
 #[tokio::test(flavor = "multi_thread")]
 async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
     let run = TestRun::new("hostile").await;
-    let valid: Vec<Vec<u8>> = patient_files_by_size().iter().take(3).map(|f| read_bz2(f)).collect();
+    let valid: Vec<Vec<u8>> = patient_files_by_size()
+        .iter()
+        .take(3)
+        .map(|f| read_bz2(f))
+        .collect();
     let cases = invalid_cases();
-    assert!(cases.len() >= 140, "expected HL7's invalid cases, found {}", cases.len());
+    assert!(
+        cases.len() >= 140,
+        "expected HL7's invalid cases, found {}",
+        cases.len()
+    );
     let hostile = hostile_inputs();
 
     // valid, half the cases, valid, the other half, the hostile inputs, valid
@@ -105,16 +113,28 @@ async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
     messages.extend(hostile);
     messages.push(("valid bundle 3".into(), valid[2].clone(), None));
 
-    let payloads: Vec<(Option<&str>, &[u8])> = messages.iter().map(|(_, b, _)| (None, b.as_slice())).collect();
+    let payloads: Vec<(Option<&str>, &[u8])> = messages
+        .iter()
+        .map(|(_, b, _)| (None, b.as_slice()))
+        .collect();
     let offsets = run.publish(&payloads).await;
 
     let max_bytes = WORKER_MAX_BUNDLE_BYTES.to_string();
     let mut worker = run.spawn_worker(
         "hostile",
-        &["--max-bundle-bytes", &max_bytes, "--entry-parse-timeout-ms", "5000"],
+        &[
+            "--max-bundle-bytes",
+            &max_bytes,
+            "--entry-parse-timeout-ms",
+            "5000",
+        ],
     );
-    run.wait_committed(messages.len() as i64, Duration::from_secs(900), &mut worker).await;
-    assert!(worker.child.try_wait().unwrap().is_none(), "the worker must still run");
+    run.wait_committed(messages.len() as i64, Duration::from_secs(900), &mut worker)
+        .await;
+    assert!(
+        worker.child.try_wait().unwrap().is_none(),
+        "the worker must still run"
+    );
 
     // What the pure parser says about each message decides whether it must be dead-lettered.
     let limits = ParseLimits {
@@ -132,13 +152,25 @@ async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
         }
     }
     let letters = run.dead_letters(must_dead_letter.len(), Duration::from_secs(120));
-    let by_offset: BTreeMap<i64, &DeadLetterSeen> = letters.iter().filter_map(|l| Some((l.source_offset()?, l))).collect();
+    let by_offset: BTreeMap<i64, &DeadLetterSeen> = letters
+        .iter()
+        .filter_map(|l| Some((l.source_offset()?, l)))
+        .collect();
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     for letter in &letters {
         *kinds.entry(letter.kind()).or_default() += 1;
     }
-    eprintln!("{} messages, {} dead letters by kind: {kinds:?}", messages.len(), letters.len());
-    assert_eq!(letters.len(), must_dead_letter.len(), "dead letters: {:?}", by_offset.keys().collect::<Vec<_>>());
+    eprintln!(
+        "{} messages, {} dead letters by kind: {kinds:?}",
+        messages.len(),
+        letters.len()
+    );
+    assert_eq!(
+        letters.len(),
+        must_dead_letter.len(),
+        "dead letters: {:?}",
+        by_offset.keys().collect::<Vec<_>>()
+    );
     for ((name, bytes, kind), offset) in messages.iter().zip(&offsets) {
         match (must_dead_letter.contains_key(offset), by_offset.get(offset)) {
             (true, Some(letter)) => {
@@ -147,20 +179,39 @@ async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
                 }
                 assert!(!letter.headers["fhir-rag-reason"].is_empty(), "{name}");
                 // The original message is kept whole, unless it was over the size limit.
-                assert_eq!(letter.payload, *bytes, "{name}: the dead letter must carry the original");
+                assert_eq!(
+                    letter.payload, *bytes,
+                    "{name}: the dead letter must carry the original"
+                );
             }
-            (false, None) => assert!(kind.is_none(), "{name} should have been dead-lettered as {kind:?}"),
+            (false, None) => assert!(
+                kind.is_none(),
+                "{name} should have been dead-lettered as {kind:?}"
+            ),
             (true, None) => panic!("{name} (offset {offset}) was not dead-lettered"),
-            (false, Some(letter)) => panic!("{name} was dead-lettered ({}) but parses cleanly", letter.kind()),
+            (false, Some(letter)) => panic!(
+                "{name} was dead-lettered ({}) but parses cleanly",
+                letter.kind()
+            ),
         }
     }
     // The case that makes fhirbolt 0.4 panic was caught, not fatal.
-    let empty_array = messages.iter().zip(&offsets).find(|((n, _, _), _)| n == "empty-array.json").unwrap().1;
+    let empty_array = messages
+        .iter()
+        .zip(&offsets)
+        .find(|((n, _, _), _)| n == "empty-array.json")
+        .unwrap()
+        .1;
     assert!(by_offset[empty_array].headers["fhir-rag-reason"].contains("panicked"));
 
     // Every valid bundle (and every valid resource among the cases) is stored.
     let store = run.store().await;
-    let oracle = expected_documents(&messages.iter().map(|(_, b, _)| b.clone()).collect::<Vec<_>>());
+    let oracle = expected_documents(
+        &messages
+            .iter()
+            .map(|(_, b, _)| b.clone())
+            .collect::<Vec<_>>(),
+    );
     let rows = sqlx::query(
         "SELECT p.fhir_id, d.day, d.content_hash FROM documents d JOIN patients p USING (patient_key)",
     )
@@ -169,8 +220,15 @@ async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
     .unwrap();
     assert_eq!(rows.len(), oracle.len());
     for row in rows {
-        let key = (row.get::<String, _>("fhir_id"), row.get::<Option<chrono::NaiveDate>, _>("day"));
-        assert_eq!(row.get::<Vec<u8>, _>("content_hash"), oracle[&key].content_hash(), "{key:?}");
+        let key = (
+            row.get::<String, _>("fhir_id"),
+            row.get::<Option<chrono::NaiveDate>, _>("day"),
+        );
+        assert_eq!(
+            row.get::<Vec<u8>, _>("content_hash"),
+            oracle[&key].content_hash(),
+            "{key:?}"
+        );
     }
     for bundle in &valid {
         let key = fhir_rag::backfill::bundle_key(bundle).unwrap();

@@ -48,7 +48,11 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
         .command(&["backfill", source.to_str().unwrap(), "--no-progress"])
         .output()
         .unwrap();
-    assert!(backfill.status.success(), "{}", String::from_utf8_lossy(&backfill.stderr));
+    assert!(
+        backfill.status.success(),
+        "{}",
+        String::from_utf8_lossy(&backfill.stderr)
+    );
     let summary: serde_json::Value = serde_json::from_slice(&backfill.stdout).unwrap();
     assert_eq!(summary["published"], bundles);
 
@@ -78,7 +82,10 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
     let files: Vec<_> = if full_run() {
         patient_files_by_size()
     } else {
-        patient_files_by_size().into_iter().take(SUBSET_PATIENTS).collect()
+        patient_files_by_size()
+            .into_iter()
+            .take(SUBSET_PATIENTS)
+            .collect()
     };
     let oracle = expected_documents(&files.iter().map(|f| read_bz2(f)).collect::<Vec<_>>());
     assert_eq!(oracle.len() as i64, counts.documents);
@@ -91,16 +98,30 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
     .await
     .unwrap();
     for row in &stored {
-        let key = (row.get::<String, _>("fhir_id"), row.get::<Option<chrono::NaiveDate>, _>("day"));
-        let document = oracle.get(&key).unwrap_or_else(|| panic!("unexpected document {key:?}"));
-        assert_eq!(row.get::<Vec<u8>, _>("content_hash"), document.content_hash(), "{key:?}");
-        assert!(row.get::<i64, _>("chunks") >= 1, "document {key:?} has no embedding");
+        let key = (
+            row.get::<String, _>("fhir_id"),
+            row.get::<Option<chrono::NaiveDate>, _>("day"),
+        );
+        let document = oracle
+            .get(&key)
+            .unwrap_or_else(|| panic!("unexpected document {key:?}"));
+        assert_eq!(
+            row.get::<Vec<u8>, _>("content_hash"),
+            document.content_hash(),
+            "{key:?}"
+        );
+        assert!(
+            row.get::<i64, _>("chunks") >= 1,
+            "document {key:?} has no embedding"
+        );
     }
     // Vectors have the model's dimension and unit length.
-    let norms = sqlx::query("SELECT vector_dims(embedding) AS dims, vector_norm(embedding)::float8 AS norm FROM chunks")
-        .fetch_all(store.pool())
-        .await
-        .unwrap();
+    let norms = sqlx::query(
+        "SELECT vector_dims(embedding) AS dims, vector_norm(embedding)::float8 AS norm FROM chunks",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
     for row in norms {
         assert_eq!(row.get::<i32, _>("dims"), 384);
         assert!((row.get::<f64, _>("norm") - 1.0).abs() < 1e-3);
@@ -116,25 +137,39 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
     .fetch_all(store.pool())
     .await
     .unwrap();
-    assert!(vault.len() as i64 >= 5 * expected.patients, "vault too small: {}", vault.len());
+    assert!(
+        vault.len() as i64 >= 5 * expected.patients,
+        "vault too small: {}",
+        vault.len()
+    );
     for value in &vault {
-        assert!(!log.contains(value.as_str()), "a PHI value reached the worker log");
+        assert!(
+            !log.contains(value.as_str()),
+            "a PHI value reached the worker log"
+        );
     }
     // …nor in any document text.
     let texts: Vec<String> = stored.iter().map(|r| r.get::<String, _>("text")).collect();
-    let names: Vec<&String> = vault.iter().filter(|v| v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(char::is_alphabetic)).collect();
+    let names: Vec<&String> = vault
+        .iter()
+        .filter(|v| v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(char::is_alphabetic))
+        .collect();
     for text in &texts {
         for name in &names {
-            assert!(!text.contains(name.as_str()), "an identifier reached a document's text");
+            assert!(
+                !text.contains(name.as_str()),
+                "an identifier reached a document's text"
+            );
         }
     }
 
     // Replay: the same bundles again change nothing and re-embed nothing.
     let fingerprint = store.fingerprint().await.unwrap();
-    let updated: Option<chrono::DateTime<chrono::Utc>> = sqlx::query_scalar("SELECT max(updated_at) FROM documents")
-        .fetch_one(store.pool())
-        .await
-        .unwrap();
+    let updated: Option<chrono::DateTime<chrono::Utc>> =
+        sqlx::query_scalar("SELECT max(updated_at) FROM documents")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
     let again = run
         .command(&["backfill", source.to_str().unwrap(), "--no-progress"])
         .output()

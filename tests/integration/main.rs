@@ -4,4 +4,5 @@
 mod crash;
 mod hostile;
 mod ingest;
+mod model;
 mod support;

