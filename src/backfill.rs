@@ -517,6 +517,56 @@ mod tests {
     }
 
     #[test]
+    fn reads_bundles_from_a_tar_gz_with_compressed_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let archive = dir.path().join("export.tar.gz");
+        {
+            let gz = flate2::write::GzEncoder::new(
+                std::fs::File::create(&archive).unwrap(),
+                Default::default(),
+            );
+            let mut tar = tar::Builder::new(gz);
+            let plain = br#"{"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"a"}}]}"#;
+            let mut header = tar::Header::new_gnu();
+            header.set_size(plain.len() as u64);
+            header.set_cksum();
+            tar.append_data(&mut header, "fhir/a.json", &plain[..])
+                .unwrap();
+            let mut bz = Vec::new();
+            {
+                use std::io::Write;
+                let mut encoder = bzip2::write::BzEncoder::new(&mut bz, bzip2::Compression::fast());
+                encoder
+                    .write_all(br#"{"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"b"}}]}"#)
+                    .unwrap();
+                encoder.finish().unwrap();
+            }
+            let mut header = tar::Header::new_gnu();
+            header.set_size(bz.len() as u64);
+            header.set_cksum();
+            tar.append_data(&mut header, "fhir/b.json.bz2", &bz[..])
+                .unwrap();
+            let mut header = tar::Header::new_gnu();
+            header.set_size(5);
+            header.set_cksum();
+            tar.append_data(&mut header, "fhir/README.txt", &b"hello"[..])
+                .unwrap();
+            tar.into_inner().unwrap().finish().unwrap();
+        }
+        let files = list_files(dir.path()).unwrap();
+        assert_eq!(files, vec![archive]);
+        let mut keys = Vec::new();
+        read_all(&files, |read| {
+            match read {
+                Read_::Item(item) => keys.push(item.key),
+                Read_::Unreadable(reason) => panic!("{reason}"),
+            }
+            true
+        });
+        assert_eq!(keys, vec![Some("a".to_string()), Some("b".to_string())]);
+    }
+
+    #[test]
     fn a_bad_ndjson_line_is_reported_with_its_number() {
         let mut groups = NdjsonGroups::default();
         let err = groups

@@ -584,16 +584,21 @@ pub fn with_database(url: &str, name: &str) -> String {
     }
 }
 
-/// Creates an empty database `name` on the server of `url` (for benchmarks and tests, which
-/// each want a fresh one) and returns its URL.
-pub async fn create_database(url: &str, name: &str) -> Result<String, StoreError> {
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+/// Database names are spliced into DDL (identifiers cannot be bound): allow only a safe alphabet.
+fn check_database_name(name: &str) -> Result<(), StoreError> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(StoreError::Database(sqlx::Error::Configuration(
             format!("database name {name:?} must be ASCII letters, digits and underscores").into(),
         )));
     }
+    Ok(())
+}
+
+/// Creates an empty database `name` on the server of `url` (for benchmarks and tests, which
+/// each want a fresh one) and returns its URL.
+pub async fn create_database(url: &str, name: &str) -> Result<String, StoreError> {
+    check_database_name(name)?;
     let pool = PgPoolOptions::new().max_connections(1).connect(url).await?;
-    // Identifiers cannot be bound; the name was checked above.
     sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&pool)
         .await?;
@@ -603,6 +608,7 @@ pub async fn create_database(url: &str, name: &str) -> Result<String, StoreError
 
 /// Drops database `name` on the server of `url`, closing its connections.
 pub async fn drop_database(url: &str, name: &str) -> Result<(), StoreError> {
+    check_database_name(name)?;
     let pool = PgPoolOptions::new().max_connections(1).connect(url).await?;
     sqlx::query(AssertSqlSafe(format!(
         "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
@@ -624,6 +630,27 @@ mod tests {
             "postgres://u:p@h:5432/t1?sslmode=disable"
         );
         assert_eq!(with_database("postgres://h", "t2"), "postgres://h/t2");
+    }
+
+    #[test]
+    fn failures_are_classified_for_the_pipeline() {
+        assert_eq!(
+            StoreError::Database(sqlx::Error::PoolTimedOut).disposition(),
+            Disposition::Transient
+        );
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
+        assert_eq!(
+            StoreError::Database(sqlx::Error::Io(io)).disposition(),
+            Disposition::Transient
+        );
+        assert_eq!(
+            StoreError::Embedding(EmbedError::Stopped).disposition(),
+            Disposition::Fatal
+        );
+        assert_eq!(
+            StoreError::Embedding(EmbedError::Tokenizer("bad".into())).disposition(),
+            Disposition::Permanent
+        );
     }
 
     #[test]

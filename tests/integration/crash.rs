@@ -48,11 +48,50 @@ async fn a_worker_killed_mid_stream_resumes_without_loss_or_duplicates() {
         "the worker finished before it could be killed; use larger bundles"
     );
 
-    let mut worker = run.spawn_worker("restarted", &[]);
+    // While the restarted worker runs, its database connections are cut again and again
+    // (as a failover or a network blip would): transient failures, retried while the offset
+    // is held.
+    // Three outages, then the database stays up (a worker cannot finish a bundle while its
+    // connections are cut faster than it embeds; it must keep retrying, not give up).
+    let mut worker = run.spawn_worker("restarted", &["--retry-max-backoff-ms", "2000"]);
+    let (stop_cutting, mut stopped) = tokio::sync::watch::channel(false);
+    let cutter = {
+        let url = run.services.database_url.clone();
+        let database = run.database.clone();
+        tokio::spawn(async move {
+            let pool = sqlx::PgPool::connect(&url).await.unwrap();
+            let mut cuts = 0i64;
+            let mut outages = 0;
+            while outages < 3 {
+                tokio::select! {
+                    _ = stopped.changed() => break,
+                    _ = tokio::time::sleep(Duration::from_millis(2500)) => {}
+                }
+                let n: i64 = sqlx::query_scalar(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                     WHERE datname = $1 AND pid <> pg_backend_pid()",
+                )
+                .bind(&database)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+                cuts += n;
+                if n > 0 {
+                    outages += 1;
+                }
+            }
+            pool.close().await;
+            cuts
+        })
+    };
     run.wait_committed(bundles.len() as i64, Duration::from_secs(900), &mut worker)
         .await;
-    let (status, _, log) = worker.terminate();
+    let _ = stop_cutting.send(true);
+    let cuts = cutter.await.unwrap();
+    let (status, report, log) = worker.terminate();
     assert!(status.success(), "{log}");
+    assert!(cuts > 0, "no connection was cut; the test proves nothing");
+    eprintln!("connections cut: {cuts}; worker report: {report}");
 
     // Exactly the documents the bundles yield, each once, each embedded.
     let store = run.store().await;

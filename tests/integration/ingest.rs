@@ -24,8 +24,8 @@ const SUBSET: Expected = Expected {
 };
 const FULL: Expected = Expected {
     patients: 120,
-    documents: 0,
-    embeddings: 0,
+    documents: 5102,
+    embeddings: 9821,
 };
 
 #[tokio::test(flavor = "multi_thread")]
