@@ -20,7 +20,7 @@ pub struct BusConfig {
     )]
     pub brokers: String,
     /// Largest message the clients send or accept, in bytes. Synthea bundles reach 11 MB
-    /// uncompressed; topics are created with the same limit (`max.message.bytes`).
+    /// uncompressed; keep this at or below the topics' `max_message_bytes` (topics/*.json).
     #[arg(long, env = "FHIR_RAG_MAX_MESSAGE_BYTES", default_value_t = 32 * 1024 * 1024)]
     pub max_message_bytes: usize,
     /// Consumer group session timeout in milliseconds (a dead worker's partitions move after it).

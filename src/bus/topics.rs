@@ -138,6 +138,44 @@ pub async fn apply(
 mod tests {
     use super::*;
 
+    /// Messages are validated against the contracts' JSON Schemas: the examples, and real
+    /// bundles as the backfill publishes them.
+    #[test]
+    fn examples_and_real_bundles_match_the_value_schemas() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("topics");
+        let contracts = load_contracts(&dir).unwrap();
+        for contract in contracts.iter().filter(|c| c.value_format == "json") {
+            let validator =
+                jsonschema::validator_for(&contract.value_schema).expect("a valid JSON Schema");
+            let errors: Vec<String> = validator
+                .iter_errors(&contract.example)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", contract.name);
+        }
+        let bundles = contracts.iter().find(|c| c.name == "fhir.bundles").unwrap();
+        let validator = jsonschema::validator_for(&bundles.value_schema).unwrap();
+        let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/synthea");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(sample).unwrap() {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut bzip2::read::MultiBzDecoder::new(
+                    std::fs::File::open(entry.unwrap().path()).unwrap(),
+                ),
+                &mut bytes,
+            )
+            .unwrap();
+            let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            assert!(validator.is_valid(&value));
+            checked += 1;
+        }
+        assert_eq!(checked, 10);
+        assert!(!validator.is_valid(&serde_json::json!({"resourceType": 7})));
+        assert!(!validator
+            .is_valid(&serde_json::json!({"resourceType": "Bundle", "entry": [{"resource": {}}]})));
+    }
+
     #[test]
     fn the_repository_contracts_load_and_their_examples_have_the_required_fields() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("topics");

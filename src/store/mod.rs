@@ -121,6 +121,8 @@ pub struct StoreConfig {
     #[arg(
         long = "database-url",
         env = "FHIR_RAG_DATABASE_URL",
+        // the value may hold a password: never show it in --help
+        hide_env_values = true,
         default_value = "postgres://postgres@127.0.0.1:54329/fhir_rag"
     )]
     pub database_url: String,
