@@ -90,7 +90,8 @@ pub struct Item {
     pub origin: String,
 }
 
-enum Read_ {
+/// What the reader thread hands the publisher.
+enum SourceItem {
     Item(Item),
     Unreadable(String),
 }
@@ -251,10 +252,10 @@ fn resource_patient(resource: &Value) -> Option<String> {
 
 /// Reads every bundle of `files`, in order, handing each to `emit` (NDJSON bundles come last,
 /// once every NDJSON file has been read). Blocking.
-fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
+fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
     let mut ndjson = NdjsonGroups::default();
-    let emit_bytes = |name: &str, bytes: Vec<u8>, emit: &mut dyn FnMut(Read_) -> bool| -> bool {
-        emit(Read_::Item(Item {
+    let emit_bytes = |name: &str, bytes: Vec<u8>, emit: &mut dyn FnMut(SourceItem) -> bool| -> bool {
+        emit(SourceItem::Item(Item {
             key: bundle_key(&bytes),
             bytes,
             origin: name.to_string(),
@@ -265,7 +266,7 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
         let opened = match std::fs::File::open(file) {
             Ok(f) => std::io::BufReader::new(f),
             Err(e) => {
-                if !emit(Read_::Unreadable(format!("{name}: {e}"))) {
+                if !emit(SourceItem::Unreadable(format!("{name}: {e}"))) {
                     return;
                 }
                 continue;
@@ -281,7 +282,7 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
             let entries = match archive.entries() {
                 Ok(entries) => entries,
                 Err(e) => {
-                    if !emit(Read_::Unreadable(format!("{name}: {e}"))) {
+                    if !emit(SourceItem::Unreadable(format!("{name}: {e}"))) {
                         return;
                     }
                     continue;
@@ -302,12 +303,12 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
                     Ok((inner, Some(bytes))) if is_ndjson(&inner) => match ndjson.add_lines(&bytes)
                     {
                         Ok(()) => true,
-                        Err(e) => emit(Read_::Unreadable(format!("{name}:{inner}: {e}"))),
+                        Err(e) => emit(SourceItem::Unreadable(format!("{name}:{inner}: {e}"))),
                     },
                     Ok((inner, Some(bytes))) => {
                         emit_bytes(&format!("{name}:{inner}"), bytes, &mut emit)
                     }
-                    Err(e) => emit(Read_::Unreadable(format!("{name}: {e}"))),
+                    Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
                 };
                 if !keep_going {
                     return;
@@ -318,10 +319,10 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
         let keep_going = match decompress(&name, opened) {
             Ok(bytes) if is_ndjson(&name) => match ndjson.add_lines(&bytes) {
                 Ok(()) => true,
-                Err(e) => emit(Read_::Unreadable(format!("{name}: {e}"))),
+                Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
             },
             Ok(bytes) => emit_bytes(&name, bytes, &mut emit),
-            Err(e) => emit(Read_::Unreadable(format!("{name}: {e}"))),
+            Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
         };
         if !keep_going {
             return;
@@ -335,7 +336,7 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(Read_) -> bool) {
         );
     }
     for item in ndjson.into_items() {
-        if !emit(Read_::Item(item)) {
+        if !emit(SourceItem::Item(item)) {
             return;
         }
     }
@@ -368,7 +369,7 @@ pub async fn run(
         files: files.len() as u64,
         ..Default::default()
     };
-    let (sender, mut receiver) = tokio::sync::mpsc::channel::<Read_>(4);
+    let (sender, mut receiver) = tokio::sync::mpsc::channel::<SourceItem>(4);
     let reader = std::thread::Builder::new()
         .name("backfill-reader".into())
         .spawn(move || read_all(&files, |item| sender.blocking_send(item).is_ok()))
@@ -383,12 +384,12 @@ pub async fn run(
     let mut taken = 0usize;
     while let Some(read) = receiver.recv().await {
         let item = match read {
-            Read_::Unreadable(reason) => {
+            SourceItem::Unreadable(reason) => {
                 summary.unreadable += 1;
                 tracing::warn!(%reason, "unreadable file skipped");
                 continue;
             }
-            Read_::Item(item) => item,
+            SourceItem::Item(item) => item,
         };
         if config.limit.is_some_and(|l| taken >= l) {
             break;
@@ -558,8 +559,8 @@ mod tests {
         let mut keys = Vec::new();
         read_all(&files, |read| {
             match read {
-                Read_::Item(item) => keys.push(item.key),
-                Read_::Unreadable(reason) => panic!("{reason}"),
+                SourceItem::Item(item) => keys.push(item.key),
+                SourceItem::Unreadable(reason) => panic!("{reason}"),
             }
             true
         });
