@@ -254,13 +254,14 @@ fn resource_patient(resource: &Value) -> Option<String> {
 /// once every NDJSON file has been read). Blocking.
 fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
     let mut ndjson = NdjsonGroups::default();
-    let emit_bytes = |name: &str, bytes: Vec<u8>, emit: &mut dyn FnMut(SourceItem) -> bool| -> bool {
-        emit(SourceItem::Item(Item {
-            key: bundle_key(&bytes),
-            bytes,
-            origin: name.to_string(),
-        }))
-    };
+    let emit_bytes =
+        |name: &str, bytes: Vec<u8>, emit: &mut dyn FnMut(SourceItem) -> bool| -> bool {
+            emit(SourceItem::Item(Item {
+                key: bundle_key(&bytes),
+                bytes,
+                origin: name.to_string(),
+            }))
+        };
     for file in files {
         let name = file.display().to_string();
         let opened = match std::fs::File::open(file) {
