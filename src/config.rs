@@ -151,6 +151,10 @@ pub struct ModelConfig {
     /// Texts queued in front of the model before callers wait (backpressure).
     #[arg(long, env = "FHIR_RAG_EMBED_QUEUE", default_value_t = 1024)]
     pub embed_queue: usize,
+    /// Vectors of recently embedded texts kept in memory, so that a retried transaction does
+    /// not embed again (0: none; 16384 × 384-d ≈ 25 MB).
+    #[arg(long, env = "FHIR_RAG_EMBED_CACHE", default_value_t = 16_384)]
+    pub embed_cache: usize,
 }
 
 impl ModelConfig {
@@ -171,6 +175,7 @@ impl ModelConfig {
             max_batch_items: self.max_batch_items,
             max_wait: Duration::from_millis(self.max_batch_wait_ms),
             queue_capacity: self.embed_queue,
+            cache_capacity: self.embed_cache,
         }
     }
 }

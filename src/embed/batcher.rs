@@ -7,9 +7,12 @@
 //! the model is busy with the previous one, and when both are full, callers wait: backpressure
 //! reaches the Kafka consumer instead of memory. Texts whose caller went away are skipped.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use sha2::{Digest, Sha256};
 
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -27,6 +30,8 @@ pub struct BatchLimits {
     pub max_wait: Duration,
     /// Capacity of the channel in front of the batcher, in texts.
     pub queue_capacity: usize,
+    /// Vectors kept for texts embedded recently (0: no cache).
+    pub cache_capacity: usize,
 }
 
 impl Default for BatchLimits {
@@ -36,6 +41,7 @@ impl Default for BatchLimits {
             max_batch_items: 64,
             max_wait: Duration::from_millis(20),
             queue_capacity: 1024,
+            cache_capacity: 16_384,
         }
     }
 }
@@ -51,6 +57,8 @@ pub struct EmbedStats {
     pub tokens: AtomicU64,
     /// Time the model spent, in microseconds.
     pub busy_micros: AtomicU64,
+    /// Texts served from the cache of recent vectors.
+    pub cache_hits: AtomicU64,
 }
 
 struct Item {
@@ -66,6 +74,41 @@ pub struct EmbeddingService {
     info: ModelInfo,
     counter: TokenCounter,
     stats: Arc<EmbedStats>,
+    cache: Arc<Mutex<VectorCache>>,
+}
+
+/// Recent vectors by the sha256 of their text, so that a store transaction retried after a
+/// transient failure, or a document rebuilt around one new fact, does not re-embed what the
+/// model just did. Bounded; the oldest entries leave first.
+struct VectorCache {
+    capacity: usize,
+    vectors: HashMap<[u8; 32], Vec<f32>>,
+    order: VecDeque<[u8; 32]>,
+}
+
+impl VectorCache {
+    fn get(&self, key: &[u8; 32]) -> Option<Vec<f32>> {
+        self.vectors.get(key).cloned()
+    }
+
+    fn insert(&mut self, key: [u8; 32], vector: Vec<f32>) {
+        if self.capacity == 0 || self.vectors.contains_key(&key) {
+            return;
+        }
+        while self.order.len() >= self.capacity {
+            if let Some(oldest) = self.order.pop_front() {
+                self.vectors.remove(&oldest);
+            }
+        }
+        self.order.push_back(key);
+        self.vectors.insert(key, vector);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl EmbeddingService {
@@ -87,6 +130,11 @@ impl EmbeddingService {
             info,
             counter,
             stats,
+            cache: Arc::new(Mutex::new(VectorCache {
+                capacity: limits.cache_capacity,
+                vectors: HashMap::new(),
+                order: VecDeque::new(),
+            })),
         }
     }
 
@@ -107,8 +155,20 @@ impl EmbeddingService {
 
     /// Embeds texts; the vectors come back in the order of the texts.
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut replies = Vec::with_capacity(texts.len());
-        for text in texts {
+        let keys: Vec<[u8; 32]> = texts
+            .iter()
+            .map(|t| Sha256::digest(t.as_bytes()).into())
+            .collect();
+        let mut vectors: Vec<Option<Vec<f32>>> = {
+            let cache = lock(&self.cache);
+            keys.iter().map(|k| cache.get(k)).collect()
+        };
+        let mut replies = Vec::new();
+        for (index, text) in texts.into_iter().enumerate() {
+            if vectors[index].is_some() {
+                self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
             let tokens = (self.counter.count(&text) + 2).min(self.info.max_tokens);
             let (reply, receiver) = oneshot::channel();
             self.sender
@@ -119,13 +179,17 @@ impl EmbeddingService {
                 })
                 .await
                 .map_err(|_| EmbedError::Stopped)?;
-            replies.push(receiver);
+            replies.push((index, receiver));
         }
-        let mut vectors = Vec::with_capacity(replies.len());
-        for receiver in replies {
-            vectors.push(receiver.await.map_err(|_| EmbedError::Stopped)??);
+        for (index, receiver) in replies {
+            let vector = receiver.await.map_err(|_| EmbedError::Stopped)??;
+            lock(&self.cache).insert(keys[index], vector.clone());
+            vectors[index] = Some(vector);
         }
-        Ok(vectors)
+        Ok(vectors
+            .into_iter()
+            .map(|v| v.expect("every text has a vector"))
+            .collect())
     }
 }
 
@@ -247,6 +311,7 @@ mod tests {
                 max_batch_items: 100,
                 max_wait: Duration::from_millis(200),
                 queue_capacity: 64,
+                cache_capacity: 0,
             },
         );
         let texts: Vec<String> = (0..10).map(|i| format!("text number {i}")).collect();
@@ -259,6 +324,40 @@ mod tests {
         assert_eq!(sizes.iter().sum::<usize>(), 10);
         assert!(sizes.iter().all(|&s| s <= 4), "{sizes:?}");
         assert_eq!(service.stats().items.load(Ordering::Relaxed), 10);
+    }
+
+    #[tokio::test]
+    async fn repeated_texts_come_from_the_cache() {
+        let sizes = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let service = EmbeddingService::start(
+            Box::new(Recording {
+                inner: HashedEmbedder::new(16),
+                sizes: Arc::clone(&sizes),
+            }),
+            BatchLimits {
+                cache_capacity: 2,
+                ..Default::default()
+            },
+        );
+        let first = service
+            .embed(vec!["a b".into(), "c d".into()])
+            .await
+            .unwrap();
+        let again = service
+            .embed(vec!["c d".into(), "a b".into()])
+            .await
+            .unwrap();
+        assert_eq!(again, vec![first[1].clone(), first[0].clone()]);
+        assert_eq!(
+            sizes.lock().unwrap().iter().sum::<usize>(),
+            2,
+            "the model saw each text once"
+        );
+        assert_eq!(service.stats().cache_hits.load(Ordering::Relaxed), 2);
+        // A third text evicts the oldest: capacity is a bound, not a hint.
+        service.embed(vec!["e f".into()]).await.unwrap();
+        service.embed(vec!["a b".into()]).await.unwrap();
+        assert_eq!(sizes.lock().unwrap().iter().sum::<usize>(), 4);
     }
 
     #[tokio::test(start_paused = true)]
