@@ -2,8 +2,6 @@
 
 use std::time::Duration;
 
-use sqlx::Row;
-
 use crate::support::*;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -96,29 +94,7 @@ async fn a_worker_killed_mid_stream_resumes_without_loss_or_duplicates() {
     // Exactly the documents the bundles yield, each once, each embedded.
     let store = run.store().await;
     let oracle = expected_documents(&bundles);
-    let rows = sqlx::query(
-        "SELECT p.fhir_id, d.day, d.content_hash,
-                (SELECT count(*) FROM chunks c WHERE c.document_id = d.document_id) AS chunks
-         FROM documents d JOIN patients p USING (patient_key)",
-    )
-    .fetch_all(store.pool())
-    .await
-    .unwrap();
-    assert_eq!(rows.len(), oracle.len(), "documents lost or duplicated");
-    for row in rows {
-        let key = (
-            row.get::<String, _>("fhir_id"),
-            row.get::<Option<chrono::NaiveDate>, _>("day"),
-        );
-        let document = oracle
-            .get(&key)
-            .unwrap_or_else(|| panic!("unexpected document {key:?}"));
-        assert_eq!(
-            row.get::<Vec<u8>, _>("content_hash"),
-            document.content_hash()
-        );
-        assert!(row.get::<i64, _>("chunks") >= 1);
-    }
+    assert_documents_match(&store, &oracle).await;
     let counts = store.counts().await.unwrap();
     assert_eq!(counts.patients, bundles.len() as i64);
     store.pool().close().await;

@@ -61,11 +61,7 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
     run.wait_committed(bundles, timeout, &mut worker).await;
     let (status, report, log) = worker.terminate();
     assert!(status.success(), "worker exit: {status}\n{log}");
-    let report: serde_json::Value = serde_json::Deserializer::from_str(&report)
-        .into_iter::<serde_json::Value>()
-        .next()
-        .unwrap()
-        .unwrap();
+    let report = first_json(&report);
     assert_eq!(report["messages"], bundles);
     assert_eq!(report["dead_lettered"], 0);
     assert_eq!(report["partial"], 0);
@@ -89,32 +85,7 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
     };
     let oracle = expected_documents(&files.iter().map(|f| read_bz2(f)).collect::<Vec<_>>());
     assert_eq!(oracle.len() as i64, counts.documents);
-    let stored = sqlx::query(
-        "SELECT p.fhir_id, d.day, d.content_hash, d.text,
-                (SELECT count(*) FROM chunks c WHERE c.document_id = d.document_id) AS chunks
-         FROM documents d JOIN patients p USING (patient_key)",
-    )
-    .fetch_all(store.pool())
-    .await
-    .unwrap();
-    for row in &stored {
-        let key = (
-            row.get::<String, _>("fhir_id"),
-            row.get::<Option<chrono::NaiveDate>, _>("day"),
-        );
-        let document = oracle
-            .get(&key)
-            .unwrap_or_else(|| panic!("unexpected document {key:?}"));
-        assert_eq!(
-            row.get::<Vec<u8>, _>("content_hash"),
-            document.content_hash(),
-            "{key:?}"
-        );
-        assert!(
-            row.get::<i64, _>("chunks") >= 1,
-            "document {key:?} has no embedding"
-        );
-    }
+    let texts = assert_documents_match(&store, &oracle).await;
     // Vectors have the model's dimension and unit length.
     let norms = sqlx::query(
         "SELECT vector_dims(embedding) AS dims, vector_norm(embedding)::float8 AS norm FROM chunks",
@@ -149,7 +120,6 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
         );
     }
     // …nor in any document text.
-    let texts: Vec<String> = stored.iter().map(|r| r.get::<String, _>("text")).collect();
     let names: Vec<&String> = vault
         .iter()
         .filter(|v| v.chars().any(|c| c.is_ascii_digit()) && v.chars().any(char::is_alphabetic))
@@ -179,11 +149,7 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
     run.wait_committed(2 * bundles, timeout, &mut worker).await;
     let (status, report, log) = worker.terminate();
     assert!(status.success(), "{log}");
-    let report: serde_json::Value = serde_json::Deserializer::from_str(&report)
-        .into_iter::<serde_json::Value>()
-        .next()
-        .unwrap()
-        .unwrap();
+    let report = first_json(&report);
     assert_eq!(report["messages"], bundles);
     assert_eq!(report["store"]["documents_written"], 0);
     assert_eq!(report["store"]["chunks_embedded"], 0);

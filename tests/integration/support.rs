@@ -81,6 +81,54 @@ pub fn expected_documents(
     build_all(&facts)
 }
 
+/// The first JSON value a worker printed on stdout (its report).
+pub fn first_json(text: &str) -> serde_json::Value {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .next()
+        .expect("the worker printed a report")
+        .expect("the report is JSON")
+}
+
+/// Asserts that the store holds exactly the oracle's documents, each with its content hash and
+/// at least one embedding; returns the stored texts.
+pub async fn assert_documents_match(
+    store: &Store,
+    oracle: &BTreeMap<(String, Option<chrono::NaiveDate>), Document>,
+) -> Vec<String> {
+    use sqlx::Row;
+    let rows = sqlx::query(
+        "SELECT p.fhir_id, d.day, d.content_hash, d.text,
+                (SELECT count(*) FROM chunks c WHERE c.document_id = d.document_id) AS chunks
+         FROM documents d JOIN patients p USING (patient_key)",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), oracle.len(), "documents lost or duplicated");
+    let mut texts = Vec::with_capacity(rows.len());
+    for row in rows {
+        let key = (
+            row.get::<String, _>("fhir_id"),
+            row.get::<Option<chrono::NaiveDate>, _>("day"),
+        );
+        let document = oracle
+            .get(&key)
+            .unwrap_or_else(|| panic!("unexpected document {key:?}"));
+        assert_eq!(
+            row.get::<Vec<u8>, _>("content_hash"),
+            document.content_hash(),
+            "{key:?}"
+        );
+        assert!(
+            row.get::<i64, _>("chunks") >= 1,
+            "document {key:?} has no embedding"
+        );
+        texts.push(row.get::<String, _>("text"));
+    }
+    texts
+}
+
 /// The services, as `scripts/services.sh env` describes them.
 pub struct Services {
     pub brokers: String,
