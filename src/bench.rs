@@ -92,56 +92,98 @@ pub struct IngestBenchResult {
 
 /// Runs the ingest benchmark.
 pub async fn ingest(config: &IngestBenchConfig) -> anyhow::Result<IngestBenchResult> {
+    in_fresh_database(
+        &config.store,
+        config.keep_database,
+        &config.output,
+        |run_id, url| async move { run_ingest(config, &run_id, &url).await },
+    )
+    .await
+}
+
+/// Runs a benchmark in a database of its own (dropped afterwards unless `keep`) and writes its
+/// figures to `output` as JSON.
+async fn in_fresh_database<R, F, Fut>(
+    store_config: &StoreConfig,
+    keep: bool,
+    output: &std::path::Path,
+    run: F,
+) -> anyhow::Result<R>
+where
+    R: Serialize,
+    F: FnOnce(String, String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<R>>,
+{
     let run_id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
     let database = format!("fhir_rag_bench_{run_id}");
-    let url = store::create_database(&config.store.database_url, &database).await?;
-    let result = run_ingest(config, &run_id, &url).await;
-    if !config.keep_database {
-        store::drop_database(&config.store.database_url, &database).await?;
+    let url = store::create_database(&store_config.database_url, &database).await?;
+    let result = run(run_id, url).await;
+    if !keep {
+        store::drop_database(&store_config.database_url, &database).await?;
     }
     let result = result?;
-    if let Some(dir) = config.output.parent() {
+    if let Some(dir) = output.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(
-        &config.output,
-        serde_json::to_string_pretty(&result)? + "\n",
-    )?;
+    std::fs::write(output, serde_json::to_string_pretty(&result)? + "\n")?;
     Ok(result)
 }
 
-async fn run_ingest(
-    config: &IngestBenchConfig,
-    run_id: &str,
-    url: &str,
-) -> anyhow::Result<IngestBenchResult> {
+/// What loading an archive into a fresh store produced.
+struct Loaded {
+    store: Store,
+    embedder: crate::embed::batcher::EmbeddingService,
+    suffix: String,
+    backfill_s: f64,
+    report: worker::IngestReport,
+}
+
+/// What to load, and where.
+struct LoadSpec<'a> {
+    bus: &'a BusConfig,
+    store: &'a StoreConfig,
+    model: &'a ModelConfig,
+    topics_dir: &'a std::path::Path,
+    data: &'a std::path::Path,
+    limit: Option<usize>,
+}
+
+/// Creates suffixed topics, backfills the archive and ingests it into the store at `url`.
+async fn load(spec: LoadSpec<'_>, run_id: &str, url: &str) -> anyhow::Result<Loaded> {
+    let LoadSpec {
+        bus,
+        store: store_config,
+        model,
+        topics_dir,
+        data,
+        limit,
+    } = spec;
     let store = Store::connect(&StoreConfig {
         database_url: url.to_string(),
-        database_connections: config.store.database_connections,
+        database_connections: store_config.database_connections,
     })
     .await?;
     store.migrate().await?;
-    let embedder = config.model.start()?;
+    let embedder = model.start()?;
     store.ensure_embedding_model(embedder.info()).await?;
-    let contracts = topics::load_contracts(&config.topics_dir)?;
+    let contracts = topics::load_contracts(topics_dir)?;
     let suffix = format!(".bench-{run_id}");
-    topics::apply(&config.bus, &contracts, 1, |name| format!("{name}{suffix}")).await?;
+    topics::apply(bus, &contracts, 1, |name| format!("{name}{suffix}")).await?;
 
     let started = Instant::now();
     let backfill = backfill::run(
         &BackfillConfig {
-            path: config.data.clone(),
+            path: data.to_path_buf(),
             bundle_topic: format!("fhir.bundles{suffix}"),
             dlq_topic: format!("fhir.bundles.dlq{suffix}"),
-            limit: config.limit,
+            limit,
             in_flight: 16,
             no_progress: true,
         },
-        &config.bus,
+        bus,
     )
     .await?;
     let backfill_s = started.elapsed().as_secs_f64();
-    let ingest_started = Instant::now();
     let (_stop, shutdown) = tokio::sync::watch::channel(false);
     let report = worker::run(
         &IngestConfig {
@@ -154,12 +196,47 @@ async fn run_ingest(
             stop_after_idle_secs: None,
             stop_after_messages: Some(backfill.published),
         },
-        &config.bus,
+        bus,
         &store,
         &embedder,
         shutdown,
     )
     .await?;
+    Ok(Loaded {
+        store,
+        embedder,
+        suffix,
+        backfill_s,
+        report,
+    })
+}
+
+async fn run_ingest(
+    config: &IngestBenchConfig,
+    run_id: &str,
+    url: &str,
+) -> anyhow::Result<IngestBenchResult> {
+    let started = Instant::now();
+    let Loaded {
+        store,
+        embedder,
+        backfill_s,
+        report,
+        ..
+    } = load(
+        LoadSpec {
+            bus: &config.bus,
+            store: &config.store,
+            model: &config.model,
+            topics_dir: &config.topics_dir,
+            data: &config.data,
+            limit: config.limit,
+        },
+        run_id,
+        url,
+    )
+    .await?;
+    let ingest_started = started + std::time::Duration::from_secs_f64(backfill_s);
     let ingest_s = ingest_started.elapsed().as_secs_f64();
     let total_s = started.elapsed().as_secs_f64();
     let counts = store.counts().await?;
@@ -193,6 +270,297 @@ async fn run_ingest(
         bundles_per_s: report.messages as f64 / total_s,
         documents_per_s: counts.documents as f64 / total_s,
         tokens_per_s: tokens as f64 / total_s,
+        peak_rss_mb: crate::telemetry::peak_rss_mb().unwrap_or(0.0),
+    })
+}
+
+/// Settings of `fhir-rag bench answer`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct AnswerBenchConfig {
+    /// Kafka.
+    #[command(flatten)]
+    pub bus: BusConfig,
+    /// Database server (a fresh database is created on it for the run).
+    #[command(flatten)]
+    pub store: StoreConfig,
+    /// Embedding model.
+    #[command(flatten)]
+    pub model: ModelConfig,
+    /// Synthea archive to load first.
+    #[arg(
+        long,
+        default_value = "../shared/data/synthea/blaze-synthea-2.7.0-120p"
+    )]
+    pub data: PathBuf,
+    /// Load at most this many bundles (default 10: the benchmark measures answering).
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Backends to measure, comma-separated (`rules://`, `gguf:///path`, `http://host/v1`).
+    #[arg(long, value_delimiter = ',', default_value = "rules://")]
+    pub backends: Vec<String>,
+    /// Model name for OpenAI-compatible backends.
+    #[arg(long, default_value = "default")]
+    pub llm_model: String,
+    /// Most tokens per generated answer.
+    #[arg(long, default_value_t = 96)]
+    pub llm_max_tokens: u32,
+    /// Questions per backend: half usefulness questions, half attack prompts.
+    #[arg(long, default_value_t = 60)]
+    pub questions: usize,
+    /// Folder of topic contracts.
+    #[arg(long, default_value = "topics")]
+    pub topics_dir: PathBuf,
+    /// Where to write the figures.
+    #[arg(long, default_value = "docs/results/bench-answer.json")]
+    pub output: PathBuf,
+    /// Keep the benchmark's database afterwards.
+    #[arg(long)]
+    pub keep_database: bool,
+}
+
+/// Figures for one backend.
+#[derive(Debug, Clone, Serialize)]
+pub struct BackendFigures {
+    /// Answers received.
+    pub answers: usize,
+    /// Median time to answer one query inside the worker, ms.
+    pub p50_ms: u64,
+    /// 95th percentile, ms.
+    pub p95_ms: u64,
+    /// Mean, ms.
+    pub mean_ms: f64,
+    /// Model calls per answer.
+    pub llm_calls_per_answer: f64,
+    /// Answers per second through Kafka, end to end.
+    pub answers_per_s: f64,
+    /// Answers by status.
+    pub by_status: std::collections::BTreeMap<String, usize>,
+    /// Guard redactions over all answers.
+    pub guard_redactions: usize,
+}
+
+/// The figures of one answer benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerBenchResult {
+    /// When it ran (UTC).
+    pub date: String,
+    /// Cores the machine has.
+    pub cores: usize,
+    /// Embedding model.
+    pub embedding_model: String,
+    /// Patients loaded.
+    pub patients: i64,
+    /// Documents loaded.
+    pub documents: i64,
+    /// Questions per backend.
+    pub questions: usize,
+    /// Per backend name.
+    pub backends: std::collections::BTreeMap<String, BackendFigures>,
+    /// Peak resident memory of the process, MiB.
+    pub peak_rss_mb: f64,
+}
+
+/// Deterministic benchmark questions: per patient a reading on a date, its medications and its
+/// conditions, interleaved with the attack protocol's prompts.
+pub async fn bench_questions(pool: &sqlx::PgPool, n: usize) -> anyhow::Result<Vec<String>> {
+    use sqlx::Row;
+    let rows = sqlx::query(
+        "SELECT DISTINCT ON (p.patient_key) p.patient_key, g.value AS given, f.day
+         FROM patients p
+         JOIN phi_vault g ON g.patient_key = p.patient_key AND g.kind = 'given_name'
+         LEFT JOIN facts f ON f.patient_key = p.patient_key
+              AND f.sentences LIKE '%Code is Body Weight.%'
+         ORDER BY p.patient_key, g.value, f.day DESC",
+    )
+    .fetch_all(pool)
+    .await?;
+    let mut useful = Vec::new();
+    for row in rows {
+        let name: String = row.get("given");
+        if let Some(day) = row.get::<Option<chrono::NaiveDate>, _>("day") {
+            useful.push(format!("What was {name}'s body weight on {day}?"));
+        }
+        useful.push(format!("Which medications is {name} taking?"));
+        useful.push(format!("What conditions does {name} have?"));
+    }
+    let attacks: Vec<String> = crate::eval::attack::attack_prompts(pool, 100)
+        .await?
+        .into_iter()
+        .map(|p| p.question)
+        .collect();
+    let half = n / 2;
+    let sample = |all: &[String], take: usize| -> Vec<String> {
+        if all.is_empty() || take == 0 {
+            return Vec::new();
+        }
+        let step = (all.len() / take).max(1);
+        all.iter().step_by(step).take(take).cloned().collect()
+    };
+    let mut questions = sample(&useful, n - half);
+    questions.extend(sample(&attacks, half));
+    Ok(questions)
+}
+
+/// Runs the answer benchmark.
+pub async fn answer(config: &AnswerBenchConfig) -> anyhow::Result<AnswerBenchResult> {
+    in_fresh_database(
+        &config.store,
+        config.keep_database,
+        &config.output,
+        |run_id, url| async move { run_answer(config, &run_id, &url).await },
+    )
+    .await
+}
+
+async fn run_answer(
+    config: &AnswerBenchConfig,
+    run_id: &str,
+    url: &str,
+) -> anyhow::Result<AnswerBenchResult> {
+    use crate::answer::contract::{Answer, Query, QueryOptions, Requester};
+    use crate::answer::pipeline::{AnswerConfig, AnswerEngine};
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::message::Message;
+    use rdkafka::producer::{FutureProducer, FutureRecord};
+
+    let loaded = load(
+        LoadSpec {
+            bus: &config.bus,
+            store: &config.store,
+            model: &config.model,
+            topics_dir: &config.topics_dir,
+            data: &config.data,
+            limit: Some(config.limit),
+        },
+        run_id,
+        url,
+    )
+    .await?;
+    let counts = loaded.store.counts().await?;
+    let questions = bench_questions(loaded.store.pool(), config.questions).await?;
+    let mut backends = std::collections::BTreeMap::new();
+    for (index, backend_url) in config.backends.iter().enumerate() {
+        let suffix = format!("{}-{index}", loaded.suffix);
+        let contracts = topics::load_contracts(&config.topics_dir)?;
+        topics::apply(&config.bus, &contracts, 1, |name| format!("{name}{suffix}")).await?;
+        let llm = crate::llm::LlmConfig {
+            url: backend_url.clone(),
+            llm_model: config.llm_model.clone(),
+            llm_api_key: std::env::var("FHIR_RAG_LLM_API_KEY").ok(),
+            llm_timeout_ms: 120_000,
+            llm_max_tokens: config.llm_max_tokens,
+            llm_temperature: 0.0,
+        };
+        let backend = llm.open()?;
+        let answer_config = AnswerConfig {
+            answer_group: format!("fhir-rag-bench-answer-{run_id}-{index}"),
+            query_topic: format!("rag.queries{suffix}"),
+            answer_topic: format!("rag.answers{suffix}"),
+            query_dlq_topic: format!("rag.queries.dlq{suffix}"),
+            k: 4,
+            max_k: 20,
+            condition_patients: 10,
+            max_facts: 16,
+            llm_shortlist: 16,
+            llm_fact_selection: true,
+            review_rounds: 2,
+            all_patients_roles: vec!["researcher".into()],
+            queries_per_minute: 1_000_000,
+            query_burst: 1_000_000,
+            llm_calls_per_minute: 1_000_000,
+            llm_wait_ms: 120_000,
+            vault_refresh_secs: 5,
+            answer_retry_max_backoff_ms: 30_000,
+            answer_stop_after_idle_secs: None,
+            answer_stop_after_messages: Some(questions.len() as u64),
+        };
+        let engine = AnswerEngine::new(
+            loaded.store.clone(),
+            loaded.embedder.clone(),
+            backend,
+            answer_config.clone(),
+            &llm,
+        )
+        .await?;
+        let producer: FutureProducer = config.bus.producer().create()?;
+        for (i, question) in questions.iter().enumerate() {
+            let query = Query {
+                query_id: format!("bench-{index}-{i}"),
+                requester: Requester {
+                    id: "bench".into(),
+                    role: "researcher".into(),
+                    patients: None,
+                },
+                question: question.clone(),
+                options: QueryOptions::default(),
+            };
+            let payload = serde_json::to_vec(&query)?;
+            producer
+                .send(
+                    FutureRecord::to(&answer_config.query_topic)
+                        .key(&query.query_id)
+                        .payload(&payload),
+                    std::time::Duration::from_secs(60),
+                )
+                .await
+                .map_err(|(e, _)| e)?;
+        }
+        let started = Instant::now();
+        let (_stop, shutdown) = tokio::sync::watch::channel(false);
+        crate::answer::worker::run(&engine, &config.bus, shutdown).await?;
+        let wall_s = started.elapsed().as_secs_f64();
+
+        let consumer: BaseConsumer = config
+            .bus
+            .consumer(&format!("fhir-rag-bench-reader-{run_id}-{index}"))
+            .create()?;
+        consumer.subscribe(&[&answer_config.answer_topic])?;
+        let mut answers: Vec<Answer> = Vec::new();
+        let deadline = Instant::now() + std::time::Duration::from_secs(60);
+        while answers.len() < questions.len() && Instant::now() < deadline {
+            if let Some(Ok(message)) = consumer.poll(std::time::Duration::from_millis(500)) {
+                if let Some(Ok(answer)) = message.payload().map(serde_json::from_slice::<Answer>) {
+                    answers.push(answer);
+                }
+            }
+        }
+        let mut times: Vec<u64> = answers.iter().map(|a| a.timings.total_ms).collect();
+        times.sort_unstable();
+        let percentile = |p: f64| -> u64 {
+            if times.is_empty() {
+                0
+            } else {
+                times[((times.len() - 1) as f64 * p).round() as usize]
+            }
+        };
+        let mut by_status = std::collections::BTreeMap::new();
+        for a in &answers {
+            *by_status.entry(a.status.as_str().to_string()).or_insert(0) += 1;
+        }
+        let figures = BackendFigures {
+            answers: answers.len(),
+            p50_ms: percentile(0.5),
+            p95_ms: percentile(0.95),
+            mean_ms: times.iter().sum::<u64>() as f64 / times.len().max(1) as f64,
+            llm_calls_per_answer: answers.iter().map(|a| a.llm_calls as f64).sum::<f64>()
+                / answers.len().max(1) as f64,
+            answers_per_s: answers.len() as f64 / wall_s,
+            by_status,
+            guard_redactions: answers.iter().map(|a| a.privacy.redactions).sum(),
+        };
+        eprintln!("{}: {figures:?}", engine.backend_name());
+        backends.insert(engine.backend_name(), figures);
+    }
+    Ok(AnswerBenchResult {
+        date: chrono::Utc::now().to_rfc3339(),
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        embedding_model: loaded.embedder.info().name.clone(),
+        patients: counts.patients,
+        documents: counts.documents,
+        questions: questions.len(),
+        backends,
         peak_rss_mb: crate::telemetry::peak_rss_mb().unwrap_or(0.0),
     })
 }

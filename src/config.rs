@@ -7,12 +7,15 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+use crate::answer::pipeline::AnswerConfig;
+use crate::answer::worker::AskConfig;
 use crate::backfill::BackfillConfig;
 use crate::bus::BusConfig;
 use crate::embed::batcher::{BatchLimits, EmbeddingService};
 use crate::embed::bert::{BertEmbedder, DeviceKind};
 use crate::embed::{EmbedError, Pooling};
 use crate::ingest::worker::IngestConfig;
+use crate::llm::LlmConfig;
 use crate::store::StoreConfig;
 use crate::telemetry::LogFormat;
 
@@ -81,6 +84,54 @@ pub enum Command {
         #[command(flatten)]
         ingest: IngestConfig,
     },
+    /// Run an answer worker: consume questions, publish anonymized answers, commit offsets.
+    Answer {
+        /// Kafka.
+        #[command(flatten)]
+        bus: BusConfig,
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+        /// Embedding model (the one the store was filled with).
+        #[command(flatten)]
+        model: ModelConfig,
+        /// Model backend.
+        #[command(flatten)]
+        llm: LlmConfig,
+        /// Answer path settings.
+        #[command(flatten)]
+        answer: AnswerConfig,
+    },
+    /// Put one question on the query topic and print its answer (needs a running answer worker).
+    Ask {
+        /// Kafka.
+        #[command(flatten)]
+        bus: BusConfig,
+        /// The question and who asks.
+        #[command(flatten)]
+        ask: AskConfig,
+    },
+    /// Run an ingest worker and an answer worker in one process, sharing the embedding model.
+    Serve {
+        /// Kafka.
+        #[command(flatten)]
+        bus: BusConfig,
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+        /// Embedding model.
+        #[command(flatten)]
+        model: ModelConfig,
+        /// Ingest worker settings.
+        #[command(flatten)]
+        ingest: IngestConfig,
+        /// Model backend.
+        #[command(flatten)]
+        llm: LlmConfig,
+        /// Answer path settings.
+        #[command(flatten)]
+        answer: AnswerConfig,
+    },
     /// Print what the store holds (row counts; never PHI).
     Status {
         /// Database.
@@ -117,11 +168,27 @@ pub enum TopicsAction {
 pub enum BenchCommand {
     /// Backfill a Synthea archive through Kafka and ingest it into a fresh database, end to end.
     Ingest(crate::bench::IngestBenchConfig),
+    /// Load a few patients, then send usefulness questions and attack prompts through the answer
+    /// worker with each backend; report latency percentiles and model calls per answer.
+    Answer(crate::bench::AnswerBenchConfig),
+}
+
+/// Which embedder runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EmbedderKind {
+    /// A BERT-family model from `--model-dir`.
+    Bert,
+    /// Hashed bag of words, no model.
+    Hashed,
 }
 
 /// Which embedding model, where it runs, and how batches are cut.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ModelConfig {
+    /// Embedder: `bert` loads the model directory; `hashed` is a hashed bag of words (384-d,
+    /// lexical only, no model files) for privacy tests at scale and trials without a model.
+    #[arg(long, env = "FHIR_RAG_EMBEDDER", value_enum, default_value = "bert")]
+    pub embedder: EmbedderKind,
     /// Model directory: model.safetensors, config.json, tokenizer.json (and the
     /// sentence-transformers pooling files). `scripts/fetch-model.sh` prints the test model's.
     #[arg(
@@ -164,8 +231,28 @@ impl ModelConfig {
             // candle's CPU kernels size their pool from this; it must be set before first use.
             std::env::set_var("RAYON_NUM_THREADS", self.embed_threads.to_string());
         }
-        let model = BertEmbedder::load(&self.model_dir, self.pooling, self.device)?;
-        Ok(EmbeddingService::start(Box::new(model), self.limits()))
+        let model: Box<dyn crate::embed::Embedder> = match self.embedder {
+            EmbedderKind::Bert => Box::new(BertEmbedder::load(
+                &self.model_dir,
+                self.pooling,
+                self.device,
+            )?),
+            EmbedderKind::Hashed => Box::new(crate::embed::hashed::HashedEmbedder::new(384)),
+        };
+        Ok(EmbeddingService::start(model, self.limits()))
+    }
+
+    /// The model's shape, read from its files (or the hashed embedder's), without loading it.
+    pub fn info(&self) -> Result<crate::embed::ModelInfo, EmbedError> {
+        match self.embedder {
+            EmbedderKind::Bert => crate::embed::read_model_info(&self.model_dir, self.pooling),
+            EmbedderKind::Hashed => {
+                use crate::embed::Embedder;
+                Ok(crate::embed::hashed::HashedEmbedder::new(384)
+                    .info()
+                    .clone())
+            }
+        }
     }
 
     /// The batching limits.

@@ -9,8 +9,12 @@
 //!         ─▶ one PostgreSQL transaction (pgvector + full text) ─▶ commit the Kafka offset
 //!         (a bundle that can never succeed ─▶ topic fhir.bundles.dlq with the reason, then commit)
 //!
-//! ANSWER  topic rag.queries ─▶ Search ─▶ Synthesis ─▶ Review ─▶ LLM ─▶ privacy guard
-//!         ─▶ topic rag.answers                                   (see the answer-path issue)
+//! ANSWER  topic rag.queries ─▶ limits (per requester, per worker) ─▶ requester's scope
+//!         ─▶ Search (vault name resolution, condition search, hybrid pgvector + full text, RRF)
+//!         ─▶ Synthesis (pseudonyms, generalized dates/ages, rounded values, ranges; select facts)
+//!         ─▶ Review (rules; bounded corrections; refuse) ─▶ model or template sees only that
+//!         ─▶ privacy guard (vault multi-pattern matcher + PII patterns) ─▶ audit row
+//!         ─▶ topic rag.answers ─▶ commit the offset   (unreadable query ─▶ rag.queries.dlq)
 //! ```
 //!
 //! # Layout
@@ -22,17 +26,25 @@
 //! - [`embed`]: the [`embed::Embedder`] trait, the BERT model ([`embed::bert`]), the batching
 //!   queue in front of it ([`embed::batcher`]) and a deterministic embedder for unit tests.
 //! - [`store`]: PostgreSQL: migrations, the PHI vault, facts, documents and chunks.
+//! - [`answer`]: the answer path's agents ([`answer::search`], [`answer::synthesis`],
+//!   [`answer::review`]), the pipeline that runs them, and the Kafka worker.
+//! - [`privacy`]: the deterministic privacy code: the guard, generalization, pseudonyms.
+//! - [`llm`]: chat models behind one trait (OpenAI-compatible HTTP, local GGUF) or none (rules).
 //! - [`bus`]: Kafka clients and the topic contracts in `topics/`.
 //! - [`backfill`]: reads Synthea archives and bulk exports and publishes them as bundles.
 //! - [`bench`]: benchmarks that print figures and write them under `docs/results/`.
 //! - [`phi`]: types that hold protected health information and never print it.
 
+pub mod answer;
 pub mod backfill;
 pub mod bench;
 pub mod bus;
 pub mod config;
 pub mod embed;
+pub mod eval;
 pub mod ingest;
+pub mod llm;
 pub mod phi;
+pub mod privacy;
 pub mod store;
 pub mod telemetry;

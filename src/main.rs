@@ -2,10 +2,14 @@
 
 use anyhow::Context;
 use clap::Parser;
+use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::answer::worker as answer_worker;
 use fhir_rag::bus::topics;
-use fhir_rag::config::{BenchCommand, Cli, Command, TopicsAction};
+use fhir_rag::config::{BenchCommand, Cli, Command, ModelConfig, TopicsAction};
+use fhir_rag::embed::batcher::EmbeddingService;
 use fhir_rag::ingest::worker;
-use fhir_rag::store::Store;
+use fhir_rag::llm::LlmConfig;
+use fhir_rag::store::{Store, StoreConfig};
 use fhir_rag::{backfill, bench, telemetry};
 use tokio::sync::watch;
 
@@ -36,6 +40,22 @@ fn shutdown_signal() -> watch::Receiver<bool> {
     receiver
 }
 
+/// Connects and migrates the store, starts the embedding model and opens the answer engine.
+async fn open_answer_path(
+    store: &StoreConfig,
+    model: &ModelConfig,
+    llm: &LlmConfig,
+    answer: AnswerConfig,
+) -> anyhow::Result<(Store, EmbeddingService, AnswerEngine)> {
+    let store = Store::connect(store).await?;
+    store.migrate().await?;
+    let embedder = model.start()?;
+    store.ensure_embedding_model(embedder.info()).await?;
+    let backend = llm.open()?;
+    let engine = AnswerEngine::new(store.clone(), embedder.clone(), backend, answer, llm).await?;
+    Ok((store, embedder, engine))
+}
+
 async fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Topics {
@@ -56,7 +76,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Migrate { store, model } => {
             let store = Store::connect(&store).await?;
             store.migrate().await?;
-            let info = fhir_rag::embed::read_model_info(&model.model_dir, model.pooling)?;
+            let info = model.info()?;
             store.ensure_embedding_model(&info).await?;
             println!(
                 "migrations applied; embeddings: {} ({}-d)",
@@ -90,6 +110,38 @@ async fn run(command: Command) -> anyhow::Result<()> {
             let counts = store.counts().await?;
             println!("{}", serde_json::to_string_pretty(&counts)?);
         }
+        Command::Answer {
+            bus,
+            store,
+            model,
+            llm,
+            answer,
+        } => {
+            let (_, _, engine) = open_answer_path(&store, &model, &llm, answer).await?;
+            let report = answer_worker::run(&engine, &bus, shutdown_signal()).await?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        Command::Ask { bus, ask } => {
+            let answer = answer_worker::ask(&ask, &bus).await?;
+            println!("{}", serde_json::to_string_pretty(&answer)?);
+        }
+        Command::Serve {
+            bus,
+            store,
+            model,
+            ingest,
+            llm,
+            answer,
+        } => {
+            let (store, embedder, engine) = open_answer_path(&store, &model, &llm, answer).await?;
+            let shutdown = shutdown_signal();
+            let (ingested, answered) = tokio::join!(
+                worker::run(&ingest, &bus, &store, &embedder, shutdown.clone()),
+                answer_worker::run(&engine, &bus, shutdown.clone()),
+            );
+            println!("{}", serde_json::to_string_pretty(&ingested?)?);
+            println!("{}", serde_json::to_string_pretty(&answered?)?);
+        }
         Command::Status { store } => {
             let store = Store::connect(&store).await?;
             println!("{}", serde_json::to_string_pretty(&store.counts().await?)?);
@@ -98,6 +150,13 @@ async fn run(command: Command) -> anyhow::Result<()> {
             which: BenchCommand::Ingest(config),
         } => {
             let result = bench::ingest(&config).await?;
+            println!("{}", serde_json::to_string_pretty(&result)?);
+            println!("written to {}", config.output.display());
+        }
+        Command::Bench {
+            which: BenchCommand::Answer(config),
+        } => {
+            let result = bench::answer(&config).await?;
             println!("{}", serde_json::to_string_pretty(&result)?);
             println!("written to {}", config.output.display());
         }

@@ -102,6 +102,36 @@ impl PhiKind {
     }
 }
 
+impl PhiKind {
+    /// Every kind.
+    pub const ALL: [PhiKind; 19] = [
+        PhiKind::FullName,
+        PhiKind::GivenName,
+        PhiKind::FamilyName,
+        PhiKind::NamePrefix,
+        PhiKind::NameSuffix,
+        PhiKind::MaidenName,
+        PhiKind::BirthDate,
+        PhiKind::AddressLine,
+        PhiKind::Address,
+        PhiKind::City,
+        PhiKind::PostalCode,
+        PhiKind::Phone,
+        PhiKind::Email,
+        PhiKind::Ssn,
+        PhiKind::MedicalRecordNumber,
+        PhiKind::DriversLicense,
+        PhiKind::Passport,
+        PhiKind::Identifier,
+        PhiKind::BirthPlace,
+    ];
+
+    /// The kind stored as `name` in the database.
+    pub fn parse(name: &str) -> Option<PhiKind> {
+        PhiKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
 /// One row of the PHI vault.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VaultEntry {
@@ -129,6 +159,14 @@ mod tests {
         let printed = format!("{entry:?}");
         assert!(!printed.contains("Abe"), "{printed}");
         assert!(printed.contains("GivenName"));
+    }
+
+    #[test]
+    fn kinds_round_trip_through_their_names() {
+        for kind in PhiKind::ALL {
+            assert_eq!(PhiKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(PhiKind::parse("nonsense"), None);
     }
 
     #[test]

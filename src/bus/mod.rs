@@ -87,6 +87,14 @@ impl BusConfig {
     }
 }
 
+/// Sleeps for `wait`, or forever when there is none: the idle timer of a consumer loop.
+pub async fn sleep_or_forever(wait: Option<Duration>) {
+    match wait {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Header names on dead letters.
 pub mod dead_letter_headers {
     /// Human-readable reason (may quote the input: the dead-letter topic is as sensitive as

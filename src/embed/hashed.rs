@@ -1,5 +1,7 @@
-//! A deterministic embedder for unit tests: a bag of hashed, lower-cased words. Texts that share
-//! words get close vectors, so retrieval logic can be tested without a model.
+//! A deterministic embedder: a bag of hashed, lower-cased words. Texts that share words get close
+//! vectors, so retrieval logic can be tested without a model. Unit tests use it, and so does
+//! `--embedder hashed`, for privacy tests over the whole archive (retrieval quality is not what
+//! they measure) and for trying the pipeline where no model files are at hand.
 
 use sha2::{Digest, Sha256};
 

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use super::flatten::{flatten, Flattened};
 use super::parse::{parse_message, ParseError, ParseLimits, ParsedBundle};
-use crate::bus::{publish_dead_letter, BusConfig, BusError, DeadLetter};
+use crate::bus::{publish_dead_letter, sleep_or_forever, BusConfig, BusError, DeadLetter};
 use crate::embed::batcher::EmbeddingService;
 use crate::store::{ApplyOutcome, Disposition, Store, StoreError};
 
@@ -203,13 +203,6 @@ pub async fn run(
         "ingest worker stopped"
     );
     Ok(report)
-}
-
-async fn sleep_or_forever(wait: Option<Duration>) {
-    match wait {
-        Some(d) => tokio::time::sleep(d).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// Handles one message. Returns false when shutdown interrupted a retry (do not commit).

@@ -1,0 +1,19 @@
+//! The answer path: questions from `rag.queries`, anonymized answers to `rag.answers`.
+//!
+//! - [`contract`]: the query and answer messages.
+//! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms).
+//! - [`search`]: the Search agent (scope, name resolution, condition search, hybrid retrieval).
+//! - [`synthesis`]: the Synthesis agent (generalized candidate facts, selection, ranges, query).
+//! - [`review`]: the Review agent (rules, bounded corrections, refusal).
+//! - [`respond`]: answering from the synthetic document (model prompt or template).
+//! - [`pipeline`]: one query through all of the above, the guard and the audit table.
+//! - [`worker`]: the Kafka worker, the answer publisher and `ask`.
+
+pub mod contract;
+pub mod pipeline;
+pub mod question;
+pub mod respond;
+pub mod review;
+pub mod search;
+pub mod synthesis;
+pub mod worker;

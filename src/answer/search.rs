@@ -1,0 +1,321 @@
+//! The Search agent: who the requester may see, which patients the question names, which
+//! patients have the condition of a two-step question, and hybrid retrieval (pgvector cosine and
+//! PostgreSQL full text, fused by reciprocal rank). Every query carries the requester's patient
+//! restriction in SQL: nothing outside it is ever read into the answer path.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::NaiveDate;
+use pgvector::Vector;
+use serde::Serialize;
+use sqlx::{PgPool, Row};
+
+use crate::phi::PhiKind;
+use crate::store::StoreError;
+
+/// Reciprocal-rank-fusion constant (the usual 60).
+const RRF_K: f64 = 60.0;
+
+/// The patients a requester may see.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every patient (a role listed in `--all-patients-roles`).
+    All,
+    /// Only these internal keys (possibly none).
+    Patients(Vec<i64>),
+}
+
+impl Scope {
+    /// The SQL filter: `None` means unrestricted.
+    pub fn keys(&self) -> Option<Vec<i64>> {
+        match self {
+            Scope::All => None,
+            Scope::Patients(keys) => Some(keys.clone()),
+        }
+    }
+
+    /// Narrows the scope to `keys` (those outside it are dropped).
+    pub fn narrow(&self, keys: &[i64]) -> Scope {
+        match self {
+            Scope::All => Scope::Patients(keys.to_vec()),
+            Scope::Patients(allowed) => Scope::Patients(
+                keys.iter()
+                    .copied()
+                    .filter(|k| allowed.contains(k))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Maps FHIR Patient ids to internal keys (unknown ids are ignored).
+pub async fn patient_keys(pool: &PgPool, fhir_ids: &[String]) -> Result<Vec<i64>, StoreError> {
+    let rows = sqlx::query_scalar::<_, i64>(
+        "SELECT patient_key FROM patients WHERE fhir_id = ANY($1) ORDER BY patient_key",
+    )
+    .bind(fhir_ids)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows)
+}
+
+/// Patients the question names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameResolution {
+    /// The best-matching patients in scope.
+    pub patients: Vec<i64>,
+    /// The question's words (lower-cased) that matched a name.
+    pub name_words: BTreeSet<String>,
+}
+
+/// Resolves name candidates through the vault, within `scope`: a word matches a given, family
+/// or maiden name as written (2 points) or digit-stripped (1 point); a patient scores its best
+/// given-name match plus its best family-name match, and the best-scoring patients win.
+pub async fn resolve_names(
+    pool: &PgPool,
+    candidates: &[String],
+    scope: &Scope,
+) -> Result<NameResolution, StoreError> {
+    if candidates.is_empty() {
+        return Ok(NameResolution::default());
+    }
+    let rows = sqlx::query(
+        "SELECT patient_key, kind, lower(value) AS exact,
+                lower(regexp_replace(value, '[0-9]+', '', 'g')) AS stripped
+         FROM phi_vault
+         WHERE kind IN ('given_name', 'family_name', 'maiden_name')
+           AND (lower(value) = ANY($1) OR lower(regexp_replace(value, '[0-9]+', '', 'g')) = ANY($1))
+           AND ($2::bigint[] IS NULL OR patient_key = ANY($2))",
+    )
+    .bind(candidates)
+    .bind(scope.keys())
+    .fetch_all(pool)
+    .await?;
+    // patient → (best given score, best family score)
+    let mut scores: BTreeMap<i64, (u8, u8)> = BTreeMap::new();
+    let mut words_of: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
+    for row in rows {
+        let key: i64 = row.get("patient_key");
+        let kind: String = row.get("kind");
+        let exact: String = row.get("exact");
+        let stripped: String = row.get("stripped");
+        let score = if candidates.contains(&exact) { 2 } else { 1 };
+        let entry = scores.entry(key).or_default();
+        if kind == PhiKind::GivenName.as_str() {
+            entry.0 = entry.0.max(score);
+        } else {
+            entry.1 = entry.1.max(score);
+        }
+        let words = words_of.entry(key).or_default();
+        for word in [exact, stripped] {
+            if candidates.contains(&word) {
+                words.insert(word);
+            }
+        }
+    }
+    let best = scores.values().map(|(g, f)| g + f).max().unwrap_or(0);
+    let mut resolution = NameResolution::default();
+    for (key, (g, f)) in scores {
+        if best > 0 && g + f == best {
+            resolution.patients.push(key);
+            resolution
+                .name_words
+                .extend(words_of.remove(&key).unwrap_or_default());
+        }
+    }
+    // The digit-bearing spelling of a matched stripped name is a name word too.
+    let extra: Vec<String> = candidates
+        .iter()
+        .filter(|c| resolution.name_words.contains(&crate::phi::strip_digits(c)))
+        .cloned()
+        .collect();
+    resolution.name_words.extend(extra);
+    Ok(resolution)
+}
+
+/// Patients in scope with a condition whose text matches `phrase` (full text, English stemming).
+pub async fn condition_patients(
+    pool: &PgPool,
+    phrase: &str,
+    scope: &Scope,
+    limit: usize,
+) -> Result<Vec<i64>, StoreError> {
+    let rows = sqlx::query_scalar::<_, i64>(
+        "SELECT DISTINCT patient_key FROM facts
+         WHERE resource_type = 'Condition'
+           AND to_tsvector('english', sentences) @@ plainto_tsquery('english', $1)
+           AND ($2::bigint[] IS NULL OR patient_key = ANY($2))
+         ORDER BY patient_key
+         LIMIT $3",
+    )
+    .bind(phrase)
+    .bind(scope.keys())
+    .bind(limit as i64)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows)
+}
+
+/// Which retrievers run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RetrievalMode {
+    /// pgvector cosine only.
+    Dense,
+    /// PostgreSQL full text only.
+    Text,
+    /// Both, fused by reciprocal rank.
+    Hybrid,
+}
+
+/// What a retrieval is restricted to.
+#[derive(Clone, Debug, Default)]
+pub struct RetrievalFilter {
+    /// Patients (None: every patient).
+    pub patients: Option<Vec<i64>>,
+    /// Document days (None: any).
+    pub days: Option<Vec<NaiveDate>>,
+    /// Only summary documents (conditions, allergies, medications).
+    pub summaries_only: bool,
+}
+
+/// One retrieved document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetrievedDocument {
+    /// Its id.
+    pub document_id: i64,
+    /// Its patient.
+    pub patient_key: i64,
+    /// Its day (None: the summary).
+    pub day: Option<NaiveDate>,
+    /// Its text.
+    pub text: String,
+    /// Fused score.
+    pub score: f64,
+}
+
+/// Ranks documents for a query vector and full-text terms, within the filter.
+pub async fn retrieve(
+    pool: &PgPool,
+    mode: RetrievalMode,
+    embedding: &[f32],
+    tsquery: &str,
+    filter: &RetrievalFilter,
+    k: usize,
+) -> Result<Vec<RetrievedDocument>, StoreError> {
+    let depth = (k * 4).max(20) as i64;
+    let mut tx = pool.begin().await?;
+    // Cross-patient questions use the HNSW index; with a filter, keep scanning until enough rows
+    // pass it (pgvector 0.8 iterative scans). Per-patient questions are exact either way.
+    sqlx::query("SET LOCAL hnsw.ef_search = 100")
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        .execute(&mut *tx)
+        .await?;
+    let rows = sqlx::query(
+        "WITH dense AS (
+            SELECT document_id, row_number() OVER (ORDER BY distance) AS rank FROM (
+                SELECT c.document_id, c.embedding <=> $1 AS distance
+                FROM chunks c JOIN documents d USING (document_id)
+                WHERE $7 AND ($2::bigint[] IS NULL OR d.patient_key = ANY($2))
+                  AND ($3::date[] IS NULL OR d.day = ANY($3))
+                  AND (NOT $4 OR d.day IS NULL)
+                ORDER BY c.embedding <=> $1
+                LIMIT $5) ranked
+         ), sparse AS (
+            SELECT document_id, row_number() OVER (ORDER BY score DESC, document_id) AS rank FROM (
+                SELECT c.document_id, ts_rank_cd(c.text_search, q.query) AS score
+                FROM chunks c JOIN documents d USING (document_id),
+                     to_tsquery('english', $6) AS q(query)
+                WHERE $8 AND $6 <> '' AND c.text_search @@ q.query
+                  AND ($2::bigint[] IS NULL OR d.patient_key = ANY($2))
+                  AND ($3::date[] IS NULL OR d.day = ANY($3))
+                  AND (NOT $4 OR d.day IS NULL)
+                ORDER BY score DESC, c.document_id
+                LIMIT $5) ranked
+         ), fused AS (
+            SELECT document_id, min(rank) AS rank FROM dense GROUP BY document_id
+            UNION ALL
+            SELECT document_id, min(rank) AS rank FROM sparse GROUP BY document_id
+         ), scored AS (
+            SELECT document_id, sum(1.0 / ($9 + rank))::float8 AS score
+            FROM fused GROUP BY document_id
+         )
+         SELECT s.document_id, d.patient_key, d.day, d.text, s.score
+         FROM scored s JOIN documents d USING (document_id)
+         ORDER BY s.score DESC, s.document_id
+         LIMIT $10",
+    )
+    .bind(Vector::from(embedding.to_vec()))
+    .bind(filter.patients.clone())
+    .bind(filter.days.clone())
+    .bind(filter.summaries_only)
+    .bind(depth)
+    .bind(tsquery)
+    .bind(mode != RetrievalMode::Text)
+    .bind(mode != RetrievalMode::Dense)
+    .bind(RRF_K)
+    .bind(k as i64)
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(rows.iter().map(document_from_row).collect())
+}
+
+fn document_from_row(row: &sqlx::postgres::PgRow) -> RetrievedDocument {
+    RetrievedDocument {
+        document_id: row.get("document_id"),
+        patient_key: row.get("patient_key"),
+        day: row.get("day"),
+        text: row.get("text"),
+        score: row.get("score"),
+    }
+}
+
+/// The summary documents of these patients (the second step of a condition question).
+pub async fn summaries(
+    pool: &PgPool,
+    patients: &[i64],
+) -> Result<Vec<RetrievedDocument>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT document_id, patient_key, day, text, 1.0::float8 AS score FROM documents
+         WHERE day IS NULL AND patient_key = ANY($1) ORDER BY patient_key",
+    )
+    .bind(patients)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.iter().map(document_from_row).collect())
+}
+
+/// Vault rows of these patients, for the per-answer guard layer. Stays inside the answer worker.
+pub async fn vault_entries(
+    pool: &PgPool,
+    patients: Option<&[i64]>,
+) -> Result<Vec<(PhiKind, String)>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT kind, value FROM phi_vault WHERE $1::bigint[] IS NULL OR patient_key = ANY($1)
+         UNION ALL
+         SELECT 'identifier', fhir_id FROM patients WHERE $1::bigint[] IS NULL OR patient_key = ANY($1)",
+    )
+    .bind(patients.map(<[i64]>::to_vec))
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| {
+            let kind: String = row.get("kind");
+            let value: String = row.get("value");
+            crate::phi::PhiKind::parse(&kind).map(|k| (k, value))
+        })
+        .collect())
+}
+
+/// Number of vault rows (to decide when the shared guard must be rebuilt).
+pub async fn vault_size(pool: &PgPool) -> Result<i64, StoreError> {
+    Ok(sqlx::query_scalar::<_, i64>(
+        "SELECT (SELECT count(*) FROM phi_vault) + (SELECT count(*) FROM patients)",
+    )
+    .fetch_one(pool)
+    .await?)
+}

@@ -1,0 +1,423 @@
+//! The answer worker (a member of a consumer group on `rag.queries`), the answer publisher, and
+//! `ask`, the command-line client that puts one question on the bus and waits for its answer.
+//!
+//! Per message, in partition order: read and validate the query (unreadable → dead-letter topic),
+//! answer it (transient failures retried while the offset is held), publish the sealed answer,
+//! then commit the offset. Logs carry ids, statuses and counts, never questions or answers.
+
+use std::time::Duration;
+
+use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use rdkafka::message::{BorrowedMessage, Message};
+use rdkafka::producer::{FutureProducer, FutureRecord};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::contract::{Answer, AnswerStatus, Mode, Query, QueryOptions, Requester};
+use super::pipeline::{AnswerEngine, AnswerError};
+use crate::bus::{publish_dead_letter, sleep_or_forever, BusConfig, BusError, DeadLetter};
+use crate::privacy::Guarded;
+use crate::store::Disposition;
+
+/// Publishes answers. Takes only [`Guarded`] answers: nothing reaches the answer topic without
+/// passing the privacy guard.
+pub struct AnswerPublisher {
+    producer: FutureProducer,
+    topic: String,
+}
+
+impl AnswerPublisher {
+    /// A publisher to `topic`.
+    pub fn new(bus: &BusConfig, topic: &str) -> Result<Self, BusError> {
+        Ok(AnswerPublisher {
+            producer: bus
+                .producer()
+                .create()
+                .map_err(|e| BusError::Client(e.to_string()))?,
+            topic: topic.to_string(),
+        })
+    }
+
+    /// Publishes one answer, keyed by its query id, and waits for the broker.
+    pub async fn publish(&self, answer: Guarded<Answer>) -> Result<(), BusError> {
+        let (answer, report) = answer.into_parts();
+        let answer = answer.with_guard_report(&report);
+        let payload = serde_json::to_vec(&answer).expect("answers serialize");
+        self.producer
+            .send(
+                FutureRecord::to(&self.topic)
+                    .key(answer.query_id.as_bytes())
+                    .payload(&payload),
+                Duration::from_secs(60),
+            )
+            .await
+            .map(|_| ())
+            .map_err(|(e, _)| BusError::Delivery {
+                topic: self.topic.clone(),
+                reason: e.to_string(),
+            })
+    }
+}
+
+/// Errors that stop the worker.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// Kafka failed in a way the worker cannot ride out.
+    #[error(transparent)]
+    Bus(#[from] BusError),
+    /// The store or the model failed fatally.
+    #[error(transparent)]
+    Answer(#[from] AnswerError),
+}
+
+/// What an answer worker did, reported when it stops.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct AnswerReport {
+    /// Messages handled and committed.
+    pub messages: u64,
+    /// Answers published, by status.
+    pub answered: u64,
+    /// Not found.
+    pub not_found: u64,
+    /// Refused.
+    pub refused: u64,
+    /// Rate limited.
+    pub rate_limited: u64,
+    /// Unreadable queries sent to the dead-letter topic.
+    pub dead_lettered: u64,
+    /// Retries of transient failures.
+    pub retries: u64,
+    /// Redactions the final guard made.
+    pub guard_redactions: u64,
+}
+
+/// Runs an answer worker until shutdown, the idle or message limit, or a fatal error.
+pub async fn run(
+    engine: &AnswerEngine,
+    bus: &BusConfig,
+    mut shutdown: watch::Receiver<bool>,
+) -> Result<AnswerReport, WorkerError> {
+    let config = engine.config().clone();
+    let consumer: StreamConsumer = bus
+        .consumer(&config.answer_group)
+        .create()
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    consumer
+        .subscribe(&[&config.query_topic])
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    let publisher = AnswerPublisher::new(bus, &config.answer_topic)?;
+    let dlq: FutureProducer = bus
+        .producer()
+        .create()
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    tracing::info!(topic = %config.query_topic, group = %config.answer_group, backend = %engine.backend_name(), "answer worker started");
+
+    let mut report = AnswerReport::default();
+    let idle = config.answer_stop_after_idle_secs.map(Duration::from_secs);
+    let mut last_activity = Instant::now();
+    loop {
+        if *shutdown.borrow()
+            || config
+                .answer_stop_after_messages
+                .is_some_and(|n| report.messages >= n)
+        {
+            break;
+        }
+        let wait = idle.map(|d| (last_activity + d).saturating_duration_since(Instant::now()));
+        let received = tokio::select! {
+            _ = shutdown.changed() => break,
+            received = consumer.recv() => Some(received),
+            _ = sleep_or_forever(wait) => None,
+        };
+        let Some(received) = received else {
+            tracing::info!("no query for the idle limit; stopping");
+            break;
+        };
+        let message = match received {
+            Ok(message) => message,
+            Err(e) => {
+                tracing::warn!(error = %e, "kafka consumer error");
+                continue;
+            }
+        };
+        let handled = handle(
+            engine,
+            &publisher,
+            &dlq,
+            &config.query_dlq_topic,
+            &message,
+            &mut report,
+            &mut shutdown,
+            config.answer_retry_max_backoff_ms,
+        )
+        .await?;
+        if !handled {
+            break;
+        }
+        if let Err(e) = consumer.commit_message(&message, CommitMode::Sync) {
+            tracing::warn!(error = %e, partition = message.partition(), offset = message.offset(), "offset commit failed");
+        }
+        report.messages += 1;
+        last_activity = Instant::now();
+    }
+    tracing::info!(
+        messages = report.messages,
+        answered = report.answered,
+        dead_lettered = report.dead_lettered,
+        "answer worker stopped"
+    );
+    Ok(report)
+}
+
+/// Reads a query message; the error says why it cannot be answered, and its kind.
+pub fn read_query(payload: &[u8]) -> Result<Query, (&'static str, String)> {
+    let query: Query =
+        serde_json::from_slice(payload).map_err(|e| ("invalid_query", e.to_string()))?;
+    query.validate().map_err(|e| ("invalid_query", e))?;
+    Ok(query)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn handle(
+    engine: &AnswerEngine,
+    publisher: &AnswerPublisher,
+    dlq: &FutureProducer,
+    dlq_topic: &str,
+    message: &BorrowedMessage<'_>,
+    report: &mut AnswerReport,
+    shutdown: &mut watch::Receiver<bool>,
+    max_backoff_ms: u64,
+) -> Result<bool, WorkerError> {
+    let partition = message.partition();
+    let offset = message.offset();
+    let Some(payload) = message.payload() else {
+        return Ok(true);
+    };
+    let query = match read_query(payload) {
+        Ok(query) => query,
+        Err((kind, reason)) => {
+            tracing::warn!(
+                partition,
+                offset,
+                error_kind = kind,
+                "unreadable query; sent to the dead-letter topic"
+            );
+            let letter = DeadLetter {
+                error_kind: kind,
+                disposition: "rejected",
+                reason,
+                source: Some((message.topic(), partition, offset)),
+            };
+            publish_dead_letter(dlq, dlq_topic, message.key(), payload, &letter).await?;
+            report.dead_lettered += 1;
+            return Ok(true);
+        }
+    };
+    let mut backoff = Duration::from_millis(200);
+    let sealed = loop {
+        match engine.answer(&query).await {
+            Ok(sealed) => break sealed,
+            Err(AnswerError::Store(e)) if e.disposition() == Disposition::Transient => {
+                report.retries += 1;
+                tracing::warn!(partition, offset, error = %e, retry_in_ms = backoff.as_millis() as u64,
+                    "transient failure while answering; retrying");
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = shutdown.changed() => return Ok(false),
+                }
+                backoff = (backoff * 2).min(Duration::from_millis(max_backoff_ms));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let status = sealed.value().status;
+    let redactions = sealed.report().redactions;
+    match status {
+        AnswerStatus::Answered => report.answered += 1,
+        AnswerStatus::NotFound => report.not_found += 1,
+        AnswerStatus::Refused => report.refused += 1,
+        AnswerStatus::RateLimited => report.rate_limited += 1,
+    }
+    report.guard_redactions += redactions as u64;
+    let total_ms = sealed.value().timings.total_ms;
+    publisher.publish(sealed).await?;
+    tracing::info!(
+        partition,
+        offset,
+        status = status.as_str(),
+        redactions,
+        total_ms,
+        "answer published"
+    );
+    Ok(true)
+}
+
+/// `fhir-rag ask`: who asks and what.
+#[derive(Clone, Debug, clap::Args)]
+pub struct AskConfig {
+    /// The question.
+    pub question: String,
+    /// Requester id.
+    #[arg(long = "as", env = "FHIR_RAG_ASK_AS", default_value = "cli")]
+    pub requester: String,
+    /// Requester role.
+    #[arg(long, env = "FHIR_RAG_ASK_ROLE", default_value = "researcher")]
+    pub role: String,
+    /// FHIR Patient ids the requester may see (comma-separated; default: none listed, so the
+    /// role decides).
+    #[arg(long, env = "FHIR_RAG_ASK_PATIENTS", value_delimiter = ',')]
+    pub patients: Option<Vec<String>>,
+    /// Answering mode.
+    #[arg(long, value_enum, default_value = "synthetic")]
+    pub mode: AskMode,
+    /// Documents to retrieve.
+    #[arg(long)]
+    pub k: Option<u32>,
+    /// Seconds to wait for the answer.
+    #[arg(long, env = "FHIR_RAG_ASK_TIMEOUT_SECS", default_value_t = 120)]
+    pub timeout_secs: u64,
+    /// Topic for questions.
+    #[arg(long, env = "FHIR_RAG_QUERY_TOPIC", default_value = "rag.queries")]
+    pub query_topic: String,
+    /// Topic of answers.
+    #[arg(long, env = "FHIR_RAG_ANSWER_TOPIC", default_value = "rag.answers")]
+    pub answer_topic: String,
+}
+
+/// Mode flag of `ask`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum AskMode {
+    /// One synthetic document from all retrieved documents.
+    Synthetic,
+    /// One document at a time until one answers.
+    Incremental,
+}
+
+/// A fresh query id: a hash of the time, the process and a counter.
+pub fn new_query_id() -> String {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut hasher = Sha256::new();
+    hasher.update(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos()
+            .to_le_bytes(),
+    );
+    hasher.update(std::process::id().to_le_bytes());
+    hasher.update(
+        COUNTER
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            .to_le_bytes(),
+    );
+    format!("q-{}", hex::encode(&hasher.finalize()[..12]))
+}
+
+/// Errors of `ask`.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    /// Kafka failed.
+    #[error(transparent)]
+    Bus(#[from] BusError),
+    /// No answer in time.
+    #[error("no answer to {query_id} within {secs} s (is an answer worker running?)")]
+    Timeout {
+        /// The query.
+        query_id: String,
+        /// The wait.
+        secs: u64,
+    },
+}
+
+/// Publishes the question and waits for its answer.
+pub async fn ask(config: &AskConfig, bus: &BusConfig) -> Result<Answer, AskError> {
+    let query = Query {
+        query_id: new_query_id(),
+        requester: Requester {
+            id: config.requester.clone(),
+            role: config.role.clone(),
+            patients: config.patients.clone(),
+        },
+        question: config.question.clone(),
+        options: QueryOptions {
+            mode: match config.mode {
+                AskMode::Synthetic => Mode::Synthetic,
+                AskMode::Incremental => Mode::Incremental,
+            },
+            k: config.k,
+        },
+    };
+    let consumer: StreamConsumer = bus
+        .consumer(&format!("fhir-rag-ask-{}", query.query_id))
+        .create()
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    consumer
+        .subscribe(&[&config.answer_topic])
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    let producer: FutureProducer = bus
+        .producer()
+        .create()
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    let payload = serde_json::to_vec(&query).expect("queries serialize");
+    producer
+        .send(
+            FutureRecord::to(&config.query_topic)
+                .key(query.query_id.as_bytes())
+                .payload(&payload),
+            Duration::from_secs(30),
+        )
+        .await
+        .map_err(|(e, _)| BusError::Delivery {
+            topic: config.query_topic.clone(),
+            reason: e.to_string(),
+        })?;
+    let deadline = tokio::time::sleep(Duration::from_secs(config.timeout_secs));
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            _ = &mut deadline => {
+                return Err(AskError::Timeout { query_id: query.query_id, secs: config.timeout_secs });
+            }
+            received = consumer.recv() => {
+                let Ok(message) = received else { continue };
+                if message.key() != Some(query.query_id.as_bytes()) {
+                    continue;
+                }
+                if let Some(Ok(answer)) = message.payload().map(serde_json::from_slice::<Answer>) {
+                    return Ok(answer);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_queries_say_why() {
+        assert_eq!(read_query(b"not json").unwrap_err().0, "invalid_query");
+        assert!(
+            read_query(br#"{"query_id":"q","requester":{"id":"u","role":"r"}}"#)
+                .unwrap_err()
+                .1
+                .contains("question")
+        );
+        assert!(read_query(
+            br#"{"query_id":"q","requester":{"id":"u","role":"r"},"question":"  "}"#
+        )
+        .is_err());
+        assert!(read_query(
+            br#"{"query_id":"q","requester":{"id":"u","role":"r"},"question":"Weight?"}"#
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn query_ids_are_unique() {
+        assert_ne!(new_query_id(), new_query_id());
+    }
+}

@@ -1,0 +1,261 @@
+//! A local quantized model from a GGUF file, run with candle on its own thread.
+//!
+//! Supports the `llama` architecture (SmolLM2, Llama, Mistral) and `qwen2` (Qwen2.5). The chat
+//! template is ChatML (`<|im_start|>role … <|im_end|>`), which both SmolLM2 and Qwen2.5 use. The
+//! tokenizer comes from the GGUF file itself; SmolLM2's needs its pre-tokenizer corrected (digits
+//! split one by one, byte-level without a prefix space), as its tokenizer.json has it.
+
+use std::path::Path;
+use std::sync::mpsc;
+
+use async_trait::async_trait;
+use candle_core::quantized::gguf_file;
+use candle_core::quantized::tokenizer::TokenizerFromGguf;
+use candle_core::{Device, Tensor};
+use candle_transformers::generation::LogitsProcessor;
+use candle_transformers::models::{quantized_llama, quantized_qwen2};
+use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+use tokenizers::pre_tokenizers::digits::Digits;
+use tokenizers::pre_tokenizers::sequence::Sequence;
+use tokenizers::{PreTokenizerWrapper, Tokenizer};
+use tokio::sync::oneshot;
+
+use super::{ChatModel, ChatRequest, Completion, LlmError, Role};
+
+/// Requests waiting for the model thread before callers wait.
+const QUEUE: usize = 16;
+
+enum Weights {
+    Llama(quantized_llama::ModelWeights),
+    Qwen2(quantized_qwen2::ModelWeights),
+}
+
+impl Weights {
+    fn forward(&mut self, input: &Tensor, position: usize) -> candle_core::Result<Tensor> {
+        match self {
+            Weights::Llama(m) => m.forward(input, position),
+            Weights::Qwen2(m) => m.forward(input, position),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Weights::Llama(m) => m.clear_kv_cache(),
+            Weights::Qwen2(m) => m.clear_kv_cache(),
+        }
+    }
+}
+
+struct LoadedModel {
+    weights: Weights,
+    tokenizer: Tokenizer,
+    stop_tokens: Vec<u32>,
+    context: usize,
+}
+
+type Job = (ChatRequest, oneshot::Sender<Result<Completion, LlmError>>);
+
+/// A GGUF chat model on a dedicated thread.
+pub struct GgufChat {
+    name: String,
+    jobs: mpsc::SyncSender<Job>,
+}
+
+fn file_error(path: &Path, reason: impl ToString) -> LlmError {
+    LlmError::ModelFile {
+        path: path.display().to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+impl GgufChat {
+    /// Loads the model and starts its thread.
+    pub fn load(path: &Path) -> Result<Self, LlmError> {
+        let model = load_model(path)?;
+        let name = format!(
+            "gguf:{}",
+            path.file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default()
+        );
+        let (jobs, receiver) = mpsc::sync_channel::<Job>(QUEUE);
+        std::thread::Builder::new()
+            .name("llm-model".into())
+            .spawn(move || serve(model, receiver))
+            .map_err(|e| LlmError::Model(e.to_string()))?;
+        Ok(GgufChat { name, jobs })
+    }
+}
+
+fn load_model(path: &Path) -> Result<LoadedModel, LlmError> {
+    let device = Device::Cpu;
+    let mut file = std::fs::File::open(path).map_err(|e| file_error(path, e))?;
+    let content = gguf_file::Content::read(&mut file).map_err(|e| file_error(path, e))?;
+    let architecture = content
+        .metadata
+        .get("general.architecture")
+        .and_then(|v| v.to_string().ok())
+        .cloned()
+        .unwrap_or_default();
+    let context = content
+        .metadata
+        .get(&format!("{architecture}.context_length"))
+        .and_then(|v| v.to_u32().ok())
+        .unwrap_or(2048) as usize;
+    let pre = content
+        .metadata
+        .get("tokenizer.ggml.pre")
+        .and_then(|v| v.to_string().ok())
+        .cloned()
+        .unwrap_or_default();
+    let mut tokenizer = Tokenizer::from_gguf(&content).map_err(|e| file_error(path, e))?;
+    if pre == "smollm" {
+        let fixed = Sequence::new(vec![
+            PreTokenizerWrapper::Digits(Digits::new(true)),
+            PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true)),
+        ]);
+        tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::Sequence(fixed)));
+    }
+    let stop_tokens: Vec<u32> = ["<|im_end|>", "<|endoftext|>", "</s>"]
+        .iter()
+        .filter_map(|t| tokenizer.token_to_id(t))
+        .collect();
+    let weights = match architecture.as_str() {
+        "llama" => Weights::Llama(
+            quantized_llama::ModelWeights::from_gguf(content, &mut file, &device)
+                .map_err(|e| file_error(path, e))?,
+        ),
+        "qwen2" => Weights::Qwen2(
+            quantized_qwen2::ModelWeights::from_gguf(content, &mut file, &device)
+                .map_err(|e| file_error(path, e))?,
+        ),
+        other => {
+            return Err(file_error(
+                path,
+                format!("architecture {other:?} is not supported (llama, qwen2)"),
+            ))
+        }
+    };
+    Ok(LoadedModel {
+        weights,
+        tokenizer,
+        stop_tokens,
+        context,
+    })
+}
+
+/// ChatML, as SmolLM2 and Qwen2.5 expect it.
+fn chat_prompt(request: &ChatRequest) -> String {
+    let mut prompt = String::new();
+    for message in &request.messages {
+        let role = match message.role {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        prompt.push_str(&format!(
+            "<|im_start|>{role}\n{}<|im_end|>\n",
+            message.content
+        ));
+    }
+    prompt.push_str("<|im_start|>assistant\n");
+    prompt
+}
+
+fn serve(mut model: LoadedModel, jobs: mpsc::Receiver<Job>) {
+    while let Ok((request, reply)) = jobs.recv() {
+        if reply.is_closed() {
+            continue; // the caller left
+        }
+        let result = generate(&mut model, &request);
+        let _ = reply.send(result);
+    }
+}
+
+fn generate(model: &mut LoadedModel, request: &ChatRequest) -> Result<Completion, LlmError> {
+    let model_error = |e: candle_core::Error| LlmError::Model(e.to_string());
+    let prompt = chat_prompt(request);
+    let encoding = model
+        .tokenizer
+        .encode(prompt, false)
+        .map_err(|e| LlmError::Model(e.to_string()))?;
+    let prompt_tokens = encoding.get_ids().to_vec();
+    let budget = request.max_tokens as usize;
+    if prompt_tokens.len() + budget > model.context {
+        return Err(LlmError::PromptTooLong {
+            tokens: prompt_tokens.len(),
+            context: model.context,
+        });
+    }
+    model.weights.clear();
+    let temperature = (request.temperature > 0.0).then_some(request.temperature as f64);
+    let mut sampler = LogitsProcessor::new(299_792_458, temperature, None);
+    let input = Tensor::new(prompt_tokens.as_slice(), &Device::Cpu)
+        .and_then(|t| t.unsqueeze(0))
+        .map_err(model_error)?;
+    let logits = model
+        .weights
+        .forward(&input, 0)
+        .and_then(|l| l.squeeze(0))
+        .map_err(model_error)?;
+    let mut next = sampler.sample(&logits).map_err(model_error)?;
+    let mut generated = Vec::with_capacity(budget);
+    while generated.len() < budget && !model.stop_tokens.contains(&next) {
+        generated.push(next);
+        let input = Tensor::new(&[next], &Device::Cpu)
+            .and_then(|t| t.unsqueeze(0))
+            .map_err(model_error)?;
+        let logits = model
+            .weights
+            .forward(&input, prompt_tokens.len() + generated.len() - 1)
+            .and_then(|l| l.squeeze(0))
+            .map_err(model_error)?;
+        next = sampler.sample(&logits).map_err(model_error)?;
+    }
+    let text = model
+        .tokenizer
+        .decode(&generated, true)
+        .map_err(|e| LlmError::Model(e.to_string()))?;
+    Ok(Completion {
+        text: text.trim().to_string(),
+        prompt_tokens: prompt_tokens.len() as u32,
+        completion_tokens: generated.len() as u32,
+    })
+}
+
+#[async_trait]
+impl ChatModel for GgufChat {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    async fn complete(&self, request: ChatRequest) -> Result<Completion, LlmError> {
+        let (reply, answer) = oneshot::channel();
+        let jobs = self.jobs.clone();
+        // A full queue blocks; keep that off the async runtime.
+        tokio::task::spawn_blocking(move || jobs.send((request, reply)))
+            .await
+            .map_err(|_| LlmError::Stopped)?
+            .map_err(|_| LlmError::Stopped)?;
+        answer.await.map_err(|_| LlmError::Stopped)?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::ChatMessage;
+
+    #[test]
+    fn chatml_prompt() {
+        let request = ChatRequest {
+            messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Hi")],
+            max_tokens: 8,
+            temperature: 0.0,
+        };
+        assert_eq!(
+            chat_prompt(&request),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! Language models behind one trait, chosen by the URL of `--llm`:
+//!
+//! - `rules://`: no model at all; the agents use their deterministic rules and templates.
+//! - `http://host:port/v1` or `https://…`: any OpenAI-compatible chat-completions server
+//!   (Ollama, vLLM, llama.cpp's server) ([`openai`]).
+//! - `gguf:///path/to/model.gguf`: a quantized Llama-family (SmolLM2) or Qwen2 model run with
+//!   candle on a dedicated thread ([`gguf`]).
+//!
+//! The agents never trust what a model returns: it picks facts by number and phrases queries and
+//! answers, and deterministic code enforces every privacy property after it.
+
+pub mod gguf;
+pub mod openai;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::Serialize;
+
+/// Who says a chat message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions.
+    System,
+    /// The request.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One chat message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChatMessage {
+    /// Speaker.
+    pub role: Role,
+    /// Text.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: Role::System,
+            content: content.into(),
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+}
+
+/// A chat-completion request.
+#[derive(Clone, Debug)]
+pub struct ChatRequest {
+    /// The conversation.
+    pub messages: Vec<ChatMessage>,
+    /// Most tokens to generate.
+    pub max_tokens: u32,
+    /// Sampling temperature; 0 is greedy (deterministic).
+    pub temperature: f32,
+}
+
+/// What the model returned.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Completion {
+    /// Generated text.
+    pub text: String,
+    /// Tokens in the prompt.
+    pub prompt_tokens: u32,
+    /// Tokens generated.
+    pub completion_tokens: u32,
+}
+
+/// Errors of the model layer.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum LlmError {
+    /// The `--llm` URL is not one of the supported forms.
+    #[error(
+        "unsupported --llm {0:?}: use rules://, http(s)://host:port/v1 or gguf:///path/model.gguf"
+    )]
+    Spec(String),
+    /// Model files missing or unreadable.
+    #[error("model file {path}: {reason}")]
+    ModelFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The prompt does not fit the model's context.
+    #[error("prompt of {tokens} tokens does not fit a context of {context} tokens")]
+    PromptTooLong {
+        /// Prompt length.
+        tokens: usize,
+        /// Context length.
+        context: usize,
+    },
+    /// The server could not be reached or timed out (worth retrying).
+    #[error("model server unreachable: {0}")]
+    Unreachable(String),
+    /// The server answered with an error status.
+    #[error("model server returned {status}: {body}")]
+    Status {
+        /// HTTP status.
+        status: u16,
+        /// Start of the body.
+        body: String,
+    },
+    /// The answer could not be read.
+    #[error("unreadable model response: {0}")]
+    Response(String),
+    /// The model failed while running.
+    #[error("model: {0}")]
+    Model(String),
+    /// The model thread is gone.
+    #[error("the model thread has stopped")]
+    Stopped,
+}
+
+/// A chat model. Implementations: [`openai::OpenAiChat`], [`gguf::GgufChat`].
+#[async_trait]
+pub trait ChatModel: Send + Sync {
+    /// A name for answers, the audit table and benchmark reports (never a secret).
+    fn name(&self) -> String;
+    /// Runs one completion.
+    async fn complete(&self, request: ChatRequest) -> Result<Completion, LlmError>;
+}
+
+/// The backend the agents use.
+#[derive(Clone)]
+pub enum Backend {
+    /// Deterministic rules and templates, no model.
+    Rules,
+    /// A chat model.
+    Model(Arc<dyn ChatModel>),
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl Backend {
+    /// Name for reports: `rules`, `openai:<model>`, `gguf:<file>`.
+    pub fn name(&self) -> String {
+        match self {
+            Backend::Rules => "rules".into(),
+            Backend::Model(model) => model.name(),
+        }
+    }
+}
+
+/// Settings of the model backend.
+#[derive(Clone, clap::Args)]
+pub struct LlmConfig {
+    /// Model backend: `rules://` (no model), `http://host:port/v1` (OpenAI-compatible server:
+    /// Ollama, vLLM, llama.cpp), or `gguf:///path/model.gguf` (local, run with candle).
+    #[arg(long = "llm", env = "FHIR_RAG_LLM", default_value = "rules://")]
+    pub url: String,
+    /// Model name sent to an OpenAI-compatible server.
+    #[arg(long, env = "FHIR_RAG_LLM_MODEL", default_value = "default")]
+    pub llm_model: String,
+    /// Bearer token for the OpenAI-compatible server.
+    #[arg(long, env = "FHIR_RAG_LLM_API_KEY", hide_env_values = true)]
+    pub llm_api_key: Option<String>,
+    /// Time limit of one call to a model server, in milliseconds.
+    #[arg(long, env = "FHIR_RAG_LLM_TIMEOUT_MS", default_value_t = 60_000)]
+    pub llm_timeout_ms: u64,
+    /// Most tokens the model generates for one answer.
+    #[arg(long, env = "FHIR_RAG_LLM_MAX_TOKENS", default_value_t = 96)]
+    pub llm_max_tokens: u32,
+    /// Sampling temperature (0: greedy and reproducible).
+    #[arg(long, env = "FHIR_RAG_LLM_TEMPERATURE", default_value_t = 0.0)]
+    pub llm_temperature: f32,
+}
+
+impl std::fmt::Debug for LlmConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmConfig")
+            .field("url", &self.url)
+            .field("llm_model", &self.llm_model)
+            .field(
+                "llm_api_key",
+                &self.llm_api_key.as_ref().map(|_| "[redacted]"),
+            )
+            .field("llm_timeout_ms", &self.llm_timeout_ms)
+            .finish()
+    }
+}
+
+impl LlmConfig {
+    /// Opens the configured backend (loads a GGUF model, builds the HTTP client).
+    pub fn open(&self) -> Result<Backend, LlmError> {
+        let url = self.url.trim();
+        if url == "rules://" || url == "rules" {
+            return Ok(Backend::Rules);
+        }
+        if let Some(path) = url.strip_prefix("gguf://") {
+            let model = gguf::GgufChat::load(std::path::Path::new(path))?;
+            return Ok(Backend::Model(Arc::new(model)));
+        }
+        if url.starts_with("http://") || url.starts_with("https://") {
+            let model = openai::OpenAiChat::new(
+                url,
+                &self.llm_model,
+                self.llm_api_key.clone(),
+                std::time::Duration::from_millis(self.llm_timeout_ms),
+            )?;
+            return Ok(Backend::Model(Arc::new(model)));
+        }
+        Err(LlmError::Spec(url.to_string()))
+    }
+}
