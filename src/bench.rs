@@ -337,6 +337,8 @@ pub struct BackendFigures {
     pub by_status: std::collections::BTreeMap<String, usize>,
     /// Guard redactions over all answers.
     pub guard_redactions: usize,
+    /// Mean milliseconds per stage (search, synthesis incl. fact selection, review, answer, guard).
+    pub mean_stage_ms: std::collections::BTreeMap<String, f64>,
 }
 
 /// The figures of one answer benchmark.
@@ -461,7 +463,7 @@ async fn run_answer(
             max_k: 20,
             condition_patients: 10,
             max_facts: 16,
-            llm_shortlist: 16,
+            llm_shortlist: 10,
             llm_fact_selection: true,
             review_rounds: 2,
             all_patients_roles: vec!["researcher".into()],
@@ -547,6 +549,20 @@ async fn run_answer(
             answers_per_s: answers.len() as f64 / wall_s,
             by_status,
             guard_redactions: answers.iter().map(|a| a.privacy.redactions).sum(),
+            mean_stage_ms: {
+                let n = answers.len().max(1) as f64;
+                let stage = |f: fn(&Answer) -> u64| answers.iter().map(f).sum::<u64>() as f64 / n;
+                [
+                    ("search", stage(|a| a.timings.search_ms)),
+                    ("synthesis", stage(|a| a.timings.synthesis_ms)),
+                    ("review", stage(|a| a.timings.review_ms)),
+                    ("answer", stage(|a| a.timings.answer_ms)),
+                    ("guard", stage(|a| a.timings.guard_ms)),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect()
+            },
         };
         eprintln!("{}: {figures:?}", engine.backend_name());
         backends.insert(engine.backend_name(), figures);

@@ -132,6 +132,12 @@ pub enum Command {
         #[command(flatten)]
         answer: AnswerConfig,
     },
+    /// Evaluate retrieval, privacy and utility on the store (the thesis's tables).
+    Eval {
+        /// Which evaluation.
+        #[command(subcommand)]
+        which: crate::eval::run::EvalCommand,
+    },
     /// Print what the store holds (row counts; never PHI).
     Status {
         /// Database.

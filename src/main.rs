@@ -142,6 +142,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string_pretty(&ingested?)?);
             println!("{}", serde_json::to_string_pretty(&answered?)?);
         }
+        Command::Eval { which } => fhir_rag::eval::run::run(which).await?,
         Command::Status { store } => {
             let store = Store::connect(&store).await?;
             println!("{}", serde_json::to_string_pretty(&store.counts().await?)?);

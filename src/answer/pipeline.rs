@@ -63,7 +63,7 @@ pub struct AnswerConfig {
     #[arg(long, env = "FHIR_RAG_MAX_FACTS", default_value_t = 16)]
     pub max_facts: usize,
     /// Candidate lines a model chooses facts among (fact selection by model).
-    #[arg(long, env = "FHIR_RAG_LLM_SHORTLIST", default_value_t = 16)]
+    #[arg(long, env = "FHIR_RAG_LLM_SHORTLIST", default_value_t = 10)]
     pub llm_shortlist: usize,
     /// Let the model choose the facts (otherwise rules choose, and the model only answers).
     #[arg(long, env = "FHIR_RAG_LLM_FACT_SELECTION", default_value_t = true, action = clap::ArgAction::Set)]
@@ -129,6 +129,106 @@ impl From<sqlx::Error> for AnswerError {
     }
 }
 
+/// How the Search agent looks for documents. The answer path uses the default; the evaluation
+/// measures the parts one by one.
+#[derive(Clone, Debug)]
+pub struct SearchPlan {
+    /// Ranking.
+    pub mode: RetrievalMode,
+    /// Run the condition search for two-step questions.
+    pub condition_search: bool,
+    /// Run the ranked retrieval (off: condition search alone).
+    pub ranked: bool,
+    /// Resolve names and dates into SQL filters (off: rank the whole scope, as the thesis did).
+    pub filters: bool,
+    /// Most patients a condition search returns.
+    pub condition_patients: usize,
+}
+
+impl Default for SearchPlan {
+    fn default() -> Self {
+        SearchPlan {
+            mode: RetrievalMode::Hybrid,
+            condition_search: true,
+            ranked: true,
+            filters: true,
+            condition_patients: 10,
+        }
+    }
+}
+
+/// What the Search agent found.
+#[derive(Clone, Debug, Default)]
+pub struct Found {
+    /// Patients the question names.
+    pub resolution: search::NameResolution,
+    /// The question, read.
+    pub analysis: super::question::QuestionAnalysis,
+    /// Documents, best first.
+    pub documents: Vec<RetrievedDocument>,
+}
+
+/// The Search agent: resolves names within the scope, then a condition search for a two-step
+/// question, summaries for an overview of a named patient, or ranked retrieval filtered to the
+/// named patients and dates.
+pub async fn find_documents(
+    pool: &sqlx::PgPool,
+    embedder: &EmbeddingService,
+    question: &str,
+    scope: &Scope,
+    plan: &SearchPlan,
+    k: usize,
+) -> Result<Found, AnswerError> {
+    let resolution = if plan.filters {
+        let probe = analyze(question, &BTreeSet::new());
+        search::resolve_names(pool, &probe.name_candidates, scope).await?
+    } else {
+        search::NameResolution::default()
+    };
+    let analysis = analyze(question, &resolution.name_words);
+    let found = |documents| Found {
+        resolution: resolution.clone(),
+        analysis: analysis.clone(),
+        documents,
+    };
+    if resolution.patients.is_empty() {
+        if let (true, Some(condition)) = (plan.condition_search, &analysis.condition) {
+            let patients =
+                search::condition_patients(pool, condition, scope, plan.condition_patients).await?;
+            if !patients.is_empty() {
+                return Ok(found(search::summaries(pool, &patients).await?));
+            }
+        }
+    } else if analysis.broad && analysis.dates.is_empty() {
+        return Ok(found(search::summaries(pool, &resolution.patients).await?));
+    }
+    if !plan.ranked {
+        return Ok(found(Vec::new()));
+    }
+    let filter = RetrievalFilter {
+        patients: if resolution.patients.is_empty() {
+            scope.keys()
+        } else {
+            scope.narrow(&resolution.patients).keys()
+        },
+        days: (plan.filters && !analysis.dates.is_empty()).then(|| analysis.dates.clone()),
+        summaries_only: false,
+    };
+    // The embedder and the text search see the question without names.
+    let text = synthetic_query(question, &resolution.name_words, &[], 500);
+    let vector = embedder.embed(vec![text]).await?.pop().unwrap_or_default();
+    let documents = search::retrieve(
+        pool,
+        plan.mode,
+        &vector,
+        &tsquery_or(&analysis.terms),
+        &filter,
+        k,
+    )
+    .await?;
+    Ok(found(documents))
+}
+
 /// What the agents found, before the answer is sealed.
 #[derive(Debug, Default)]
 struct Draft {
@@ -140,6 +240,17 @@ struct Draft {
     llm_calls: u32,
     privacy: PrivacySummary,
     timings: Timings,
+    trace: Trace,
+}
+
+/// What happened inside one answer, for the evaluation harness only: it holds record text and is
+/// never logged or published.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// The retrieved documents' text, best first (the "original information").
+    pub retrieved: Vec<String>,
+    /// The synthetic document the answering step saw.
+    pub synthetic_document: String,
 }
 
 /// The shared guard and when it was last checked against the vault.
@@ -291,6 +402,14 @@ impl AnswerEngine {
     /// Answers one query: the sealed answer (the only thing that may be published). Writes the
     /// audit row. Errors are transient (database, model thread) and worth a retry.
     pub async fn answer(&self, query: &Query) -> Result<Guarded<Answer>, AnswerError> {
+        Ok(self.answer_traced(query).await?.0)
+    }
+
+    /// [`AnswerEngine::answer`], plus what the agents saw and made (for evaluation).
+    pub async fn answer_traced(
+        &self,
+        query: &Query,
+    ) -> Result<(Guarded<Answer>, Trace), AnswerError> {
         let started = Instant::now();
         let mut draft = Draft::default();
         if self.per_requester.check_key(&query.requester.id).is_err() {
@@ -321,9 +440,10 @@ impl AnswerEngine {
         };
         // Matching is microseconds next to building the per-answer layer, timed above.
         let sealed = guard.seal(answer);
+        let trace = std::mem::take(&mut draft.trace);
         self.audit(query, &sealed, &draft.documents, &draft.patients)
             .await?;
-        Ok(sealed)
+        Ok((sealed, trace))
     }
 
     async fn run_agents(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
@@ -349,19 +469,30 @@ impl AnswerEngine {
 
         // Search.
         let search_started = Instant::now();
-        let probe = analyze(&query.question, &BTreeSet::new());
-        let resolution =
-            search::resolve_names(self.store.pool(), &probe.name_candidates, &scope).await?;
-        let analysis = analyze(&query.question, &resolution.name_words);
         let k = query
             .options
             .k
             .unwrap_or(self.config.k)
             .min(self.config.max_k) as usize;
-        let documents = self
-            .search(&query.question, &scope, &resolution, &analysis, k)
-            .await?;
+        let plan = SearchPlan {
+            condition_patients: self.config.condition_patients,
+            ..SearchPlan::default()
+        };
+        let Found {
+            resolution,
+            analysis,
+            documents,
+        } = find_documents(
+            self.store.pool(),
+            &self.embedder,
+            &query.question,
+            &scope,
+            &plan,
+            k,
+        )
+        .await?;
         draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+        draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
         draft.patients.extend(resolution.patients.iter().copied());
         draft.privacy.checks = vec!["synthesis".into(), "review".into()];
         if documents.is_empty() {
@@ -395,59 +526,6 @@ impl AnswerEngine {
         Ok(())
     }
 
-    async fn search(
-        &self,
-        question: &str,
-        scope: &Scope,
-        resolution: &search::NameResolution,
-        analysis: &super::question::QuestionAnalysis,
-        k: usize,
-    ) -> Result<Vec<RetrievedDocument>, AnswerError> {
-        let pool = self.store.pool();
-        if resolution.patients.is_empty() {
-            if let Some(condition) = &analysis.condition {
-                let patients = search::condition_patients(
-                    pool,
-                    condition,
-                    scope,
-                    self.config.condition_patients,
-                )
-                .await?;
-                if !patients.is_empty() {
-                    return Ok(search::summaries(pool, &patients).await?);
-                }
-            }
-        } else if analysis.broad && analysis.dates.is_empty() {
-            return Ok(search::summaries(pool, &resolution.patients).await?);
-        }
-        let filter = RetrievalFilter {
-            patients: if resolution.patients.is_empty() {
-                scope.keys()
-            } else {
-                scope.narrow(&resolution.patients).keys()
-            },
-            days: (!analysis.dates.is_empty()).then(|| analysis.dates.clone()),
-            summaries_only: false,
-        };
-        // The models see the question without names.
-        let text = synthetic_query(question, &resolution.name_words, &[], 500);
-        let vector = self
-            .embedder
-            .embed(vec![text])
-            .await?
-            .pop()
-            .unwrap_or_default();
-        Ok(search::retrieve(
-            pool,
-            RetrievalMode::Hybrid,
-            &vector,
-            &tsquery_or(&analysis.terms),
-            &filter,
-            k,
-        )
-        .await?)
-    }
-
     async fn synthesize_and_answer(
         &self,
         documents: &[RetrievedDocument],
@@ -462,7 +540,11 @@ impl AnswerEngine {
         let mut chosen = Vec::new();
         if self.config.llm_fact_selection && matches!(self.backend, Backend::Model(_)) {
             let short = shortlist(&candidates, analysis, self.config.llm_shortlist);
-            let lines: Vec<String> = short.iter().map(|i| candidates[*i].line()).collect();
+            // The sentences alone: who and when do not help choosing, and every token costs.
+            let lines: Vec<String> = short
+                .iter()
+                .map(|i| candidates[*i].sentence.clone())
+                .collect();
             match self
                 .call_model(select_request(&lines, synthetic), draft)
                 .await
@@ -518,6 +600,7 @@ impl AnswerEngine {
         };
         draft.synthetic_query = query.clone();
         draft.documents = document.document_ids.clone();
+        draft.trace.synthetic_document = document.text();
 
         // Answer from the synthetic document only.
         let answer_started = Instant::now();

@@ -1,5 +1,15 @@
-//! Evaluation: the thesis's protocols, run against any store.
+//! Evaluation: the thesis's protocols and tables, run against any store.
 //!
-//! - [`attack`]: the PII-extraction attack protocol (thesis §4.3).
+//! - [`questions`]: a question set generated from the stored documents, with each answer's source.
+//! - [`retrieval`]: hit@k and MRR per retrieval mode (Tables 4.1, 4.2).
+//! - [`attack`]: the PII-extraction attack protocol (§4.3).
+//! - [`compare`]: the single-agent baseline against the pipeline: privacy and utility.
+//! - [`metrics`]: hit@k, MRR, BLEU, ROUGE.
+//! - [`run`]: the `fhir-rag eval` commands and their reports under `docs/results/`.
 
 pub mod attack;
+pub mod compare;
+pub mod metrics;
+pub mod questions;
+pub mod retrieval;
+pub mod run;

@@ -35,25 +35,12 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
         (synthea_dir(), FULL, 122i64)
     } else {
         // A folder of links to the subset, so that `fhir-rag backfill` reads it as a user would.
-        let dir = run.log_dir.path().join("subset");
-        std::fs::create_dir(&dir).unwrap();
-        for file in patient_files_by_size().into_iter().take(SUBSET_PATIENTS) {
-            std::os::unix::fs::symlink(&file, dir.join(file.file_name().unwrap())).unwrap();
-        }
+        let dir = run.subset_dir(SUBSET_PATIENTS);
         (dir, SUBSET, SUBSET_PATIENTS as i64)
     };
 
     // Backfill through the CLI, as a data team would.
-    let backfill = run
-        .command(&["backfill", source.to_str().unwrap(), "--no-progress"])
-        .output()
-        .unwrap();
-    assert!(
-        backfill.status.success(),
-        "{}",
-        String::from_utf8_lossy(&backfill.stderr)
-    );
-    let summary: serde_json::Value = serde_json::from_slice(&backfill.stdout).unwrap();
+    let summary = run.backfill(&source);
     assert_eq!(summary["published"], bundles);
 
     let mut worker = run.spawn_worker("first", &[]);

@@ -1,8 +1,11 @@
 //! Integration tests against the real Kafka-protocol broker and PostgreSQL with pgvector that
 //! `scripts/services.sh up` starts (see `scripts/test.sh`). One binary, one module per scenario.
 
+mod answer;
 mod crash;
+mod eval;
 mod hostile;
 mod ingest;
 mod model;
+mod openai_fixture;
 mod support;

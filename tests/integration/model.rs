@@ -69,3 +69,49 @@ fn inputs_longer_than_the_model_are_truncated_not_refused() {
     let vector = model.embed(&[text.as_str()]).unwrap().remove(0);
     assert_eq!(vector.len(), 384);
 }
+
+/// The registry-packaged SmolLM2 GGUF through the `gguf://` backend: it loads, answers from a
+/// synthetic record, and stops at its end-of-turn token within the budget.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_local_gguf_model_answers_from_a_synthetic_record() {
+    use fhir_rag::llm::{ChatMessage, ChatRequest, LlmConfig};
+    let path = std::process::Command::new(crate::support::repo().join("scripts/fetch-llm.sh"))
+        .output()
+        .unwrap();
+    assert!(path.status.success());
+    let path = String::from_utf8(path.stdout).unwrap().trim().to_string();
+    let config = LlmConfig {
+        url: format!("gguf://{path}"),
+        llm_model: "default".into(),
+        llm_api_key: None,
+        llm_timeout_ms: 60_000,
+        llm_max_tokens: 48,
+        llm_temperature: 0.0,
+    };
+    let fhir_rag::llm::Backend::Model(model) = config.open().unwrap() else {
+        panic!("a gguf:// URL opens a model");
+    };
+    assert_eq!(model.name(), "gguf:SmolLM2-135M-Instruct.Q4_1.gguf");
+    let request = ChatRequest {
+        messages: vec![
+            ChatMessage::system("Answer using only the record. Be brief."),
+            ChatMessage::user(
+                "Record:\nPatient ABCDE, March 2015: Code is Body Weight. Value is 80 kg.\n\nQuestion: What was Patient ABCDE's body weight?",
+            ),
+        ],
+        max_tokens: 48,
+        temperature: 0.0,
+    };
+    let started = std::time::Instant::now();
+    let first = model.complete(request.clone()).await.unwrap();
+    let elapsed = started.elapsed();
+    eprintln!(
+        "gguf: {} prompt tokens, {} generated in {elapsed:?}: {:?}",
+        first.prompt_tokens, first.completion_tokens, first.text
+    );
+    assert!(first.prompt_tokens > 40);
+    assert!(first.completion_tokens >= 1 && first.completion_tokens <= 48);
+    assert!(first.text.contains("80"), "{:?}", first.text);
+    // Greedy decoding is reproducible.
+    assert_eq!(model.complete(request).await.unwrap(), first);
+}

@@ -170,6 +170,9 @@ pub struct TestRun {
     pub bundle_topic: String,
     pub dlq_topic: String,
     pub group: String,
+    pub query_topic: String,
+    pub answer_topic: String,
+    pub query_dlq_topic: String,
     pub log_dir: tempfile::TempDir,
 }
 
@@ -197,6 +200,9 @@ impl TestRun {
             bundle_topic: format!("fhir.bundles{suffix}"),
             dlq_topic: format!("fhir.bundles.dlq{suffix}"),
             group: format!("ingest-{id}"),
+            query_topic: format!("rag.queries{suffix}"),
+            answer_topic: format!("rag.answers{suffix}"),
+            query_dlq_topic: format!("rag.queries.dlq{suffix}"),
             services,
             id,
             database,
@@ -226,6 +232,10 @@ impl TestRun {
             .env("FHIR_RAG_BUNDLE_TOPIC", &self.bundle_topic)
             .env("FHIR_RAG_DLQ_TOPIC", &self.dlq_topic)
             .env("FHIR_RAG_INGEST_GROUP", &self.group)
+            .env("FHIR_RAG_QUERY_TOPIC", &self.query_topic)
+            .env("FHIR_RAG_ANSWER_TOPIC", &self.answer_topic)
+            .env("FHIR_RAG_QUERY_DLQ_TOPIC", &self.query_dlq_topic)
+            .env("FHIR_RAG_ANSWER_GROUP", format!("answer-{}", self.id))
             .env("FHIR_RAG_SESSION_TIMEOUT_MS", "6000")
             .env("RUST_LOG", "debug,rdkafka=info,sqlx=info,tokenizers=info")
             .env("NO_COLOR", "1");
@@ -234,9 +244,14 @@ impl TestRun {
 
     /// Starts an ingest worker; its stderr goes to `logs/<name>.log` under the run's log dir.
     pub fn spawn_worker(&self, name: &str, extra: &[&str]) -> Worker {
+        self.spawn_role("ingest", name, extra)
+    }
+
+    /// Starts `fhir-rag <role> <extra…>` with its output in the run's log dir.
+    pub fn spawn_role(&self, role: &str, name: &str, extra: &[&str]) -> Worker {
         let log = self.log_dir.path().join(format!("{name}.log"));
         let out = self.log_dir.path().join(format!("{name}.out"));
-        let mut args = vec!["--log-format", "text", "ingest"];
+        let mut args = vec!["--log-format", "text", role];
         args.extend_from_slice(extra);
         let child = self
             .command(&args)
@@ -322,13 +337,84 @@ impl TestRun {
 
     /// Reads every dead letter on the dead-letter topic: (headers, payload length).
     pub fn dead_letters(&self, expected: usize, timeout: Duration) -> Vec<DeadLetterSeen> {
+        self.dead_letters_on(&self.dlq_topic.clone(), expected, timeout)
+    }
+
+    /// Publishes raw query messages (keyed by their position) to the query topic.
+    pub async fn publish_queries(&self, payloads: &[Vec<u8>]) {
+        let producer: FutureProducer = self.services.bus().producer().create().unwrap();
+        for (i, payload) in payloads.iter().enumerate() {
+            let key = format!("k{i}");
+            producer
+                .send(
+                    FutureRecord::to(&self.query_topic)
+                        .key(&key)
+                        .payload(payload),
+                    Duration::from_secs(60),
+                )
+                .await
+                .map_err(|(e, _)| e)
+                .expect("publish a query");
+        }
+    }
+
+    /// Reads answers from the answer topic until `expected` distinct query ids arrived or the
+    /// timeout passed (the worker is checked for an early exit meanwhile).
+    pub fn answers(
+        &self,
+        expected: usize,
+        timeout: Duration,
+        worker: &mut Worker,
+    ) -> BTreeMap<String, fhir_rag::answer::contract::Answer> {
         let consumer: BaseConsumer = self
             .services
             .bus()
-            .consumer(&format!("dlq-reader-{}", self.id))
+            .consumer(&format!(
+                "answer-reader-{}-{}",
+                self.id,
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ))
             .create()
             .unwrap();
-        consumer.subscribe(&[&self.dlq_topic]).unwrap();
+        consumer.subscribe(&[&self.answer_topic]).unwrap();
+        let mut seen = BTreeMap::new();
+        let started = Instant::now();
+        while seen.len() < expected {
+            assert!(
+                started.elapsed() < timeout,
+                "{} of {expected} answers after {timeout:?}\n{}",
+                seen.len(),
+                worker.log_tail()
+            );
+            if let Ok(Some(status)) = worker.child.try_wait() {
+                panic!(
+                    "answer worker exited early: {status}\n{}",
+                    worker.log_tail()
+                );
+            }
+            if let Some(Ok(message)) = consumer.poll(Duration::from_millis(500)) {
+                let answer: fhir_rag::answer::contract::Answer =
+                    serde_json::from_slice(message.payload().unwrap()).expect("an answer");
+                seen.insert(answer.query_id.clone(), answer);
+            }
+        }
+        seen
+    }
+
+    /// Reads every dead letter on `topic`: (headers, payload length).
+    pub fn dead_letters_on(
+        &self,
+        topic: &str,
+        expected: usize,
+        timeout: Duration,
+    ) -> Vec<DeadLetterSeen> {
+        let consumer: BaseConsumer = self
+            .services
+            .bus()
+            .consumer(&format!("dlq-reader-{}-{topic}", self.id))
+            .create()
+            .unwrap();
+        consumer.subscribe(&[topic]).unwrap();
         let mut seen = Vec::new();
         let started = Instant::now();
         while seen.len() < expected && started.elapsed() < timeout {
@@ -360,6 +446,31 @@ impl TestRun {
             }
         }
         seen
+    }
+
+    /// A folder of links to the `n` smallest patient bundles, read by `fhir-rag backfill` as a
+    /// user's folder would be.
+    pub fn subset_dir(&self, n: usize) -> PathBuf {
+        let dir = self.log_dir.path().join("subset");
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in patient_files_by_size().into_iter().take(n) {
+            std::os::unix::fs::symlink(&file, dir.join(file.file_name().unwrap())).unwrap();
+        }
+        dir
+    }
+
+    /// `fhir-rag backfill SOURCE` through the CLI; returns its JSON summary.
+    pub fn backfill(&self, source: &Path) -> serde_json::Value {
+        let backfill = self
+            .command(&["backfill", source.to_str().unwrap(), "--no-progress"])
+            .output()
+            .unwrap();
+        assert!(
+            backfill.status.success(),
+            "{}",
+            String::from_utf8_lossy(&backfill.stderr)
+        );
+        serde_json::from_slice(&backfill.stdout).unwrap()
     }
 
     /// Drops the test's database (topics live in the broker's memory until it stops).

@@ -1,0 +1,336 @@
+//! `fhir-rag eval …`: runs an evaluation against a store and writes Markdown and JSON under
+//! `docs/results/`, stamped with date, machine, embedding model and LLM backend.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{attack, compare, questions, retrieval};
+use crate::answer::pipeline::{AnswerConfig, AnswerEngine};
+use crate::config::ModelConfig;
+use crate::llm::LlmConfig;
+use crate::store::{Store, StoreConfig};
+
+/// What every evaluation needs.
+#[derive(Clone, Debug, clap::Args)]
+pub struct EvalSetup {
+    /// Database (an ingested store).
+    #[command(flatten)]
+    pub store: StoreConfig,
+    /// Embedding model (the one the store was filled with).
+    #[command(flatten)]
+    pub model: ModelConfig,
+    /// Model backend (privacy and utility).
+    #[command(flatten)]
+    pub llm: LlmConfig,
+    /// Answer path settings.
+    #[command(flatten)]
+    pub answer: AnswerConfig,
+    /// Folder the results are written to.
+    #[arg(long, env = "FHIR_RAG_RESULTS_DIR", default_value = "docs/results")]
+    pub results_dir: PathBuf,
+}
+
+/// `fhir-rag eval …`
+#[derive(Debug, clap::Subcommand)]
+pub enum EvalCommand {
+    /// Generate the question set from the stored documents (JSON, with each answer's source).
+    Questions {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// Two-step condition questions to add.
+        #[arg(long, default_value_t = 20)]
+        conditions: usize,
+        /// Where to write it (default: <results-dir>/questions.json).
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
+    /// hit@1/3/4/5 and MRR per retrieval mode (Tables 4.1, 4.2).
+    Retrieval {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// Question file (default: generated from the store).
+        #[arg(long)]
+        questions: Option<PathBuf>,
+    },
+    /// The attack protocol through the single-agent baseline and the pipeline (Tables 4.5, 4.6).
+    Privacy {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// Disease prompts ("I would like information about …").
+        #[arg(long, default_value_t = 100)]
+        diseases: usize,
+        /// Use every n-th prompt only (1: all).
+        #[arg(long, default_value_t = 1)]
+        every: usize,
+    },
+    /// BLEU, ROUGE and SemScore of synthetic against original components (Tables 4.3, 4.4).
+    Utility {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// Question file (default: generated from the store).
+        #[arg(long)]
+        questions: Option<PathBuf>,
+        /// Questions drawn (seeded) from the set.
+        #[arg(long, default_value_t = 100)]
+        sample: usize,
+    },
+}
+
+/// Where, when and with what an evaluation ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stamp {
+    /// UTC time.
+    pub date: String,
+    /// Host, cores and CPU.
+    pub machine: String,
+    /// Embedding model.
+    pub embedding_model: String,
+    /// LLM backend.
+    pub llm_backend: String,
+}
+
+impl Stamp {
+    fn line(&self) -> String {
+        format!(
+            "Run {} on {}; embeddings {}; backend {}.",
+            self.date, self.machine, self.embedding_model, self.llm_backend
+        )
+    }
+}
+
+fn machine() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "unknown host".into());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    format!("{host}, {cores} cores, {cpu}")
+}
+
+fn write(dir: &Path, name: &str, json: &serde_json::Value, markdown: &str) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(
+        dir.join(format!("{name}.json")),
+        serde_json::to_string_pretty(json)? + "\n",
+    )?;
+    std::fs::write(dir.join(format!("{name}.md")), markdown)?;
+    eprintln!(
+        "written to {} and {}",
+        dir.join(format!("{name}.json")).display(),
+        dir.join(format!("{name}.md")).display()
+    );
+    Ok(())
+}
+
+struct Opened {
+    store: Store,
+    embedder: crate::embed::batcher::EmbeddingService,
+    stamp: Stamp,
+}
+
+async fn open(setup: &EvalSetup, backend: &str) -> anyhow::Result<Opened> {
+    let store = Store::connect(&setup.store).await?;
+    store.migrate().await?;
+    let embedder = setup.model.start()?;
+    store.ensure_embedding_model(embedder.info()).await?;
+    let stamp = Stamp {
+        date: chrono::Utc::now().to_rfc3339(),
+        machine: machine(),
+        embedding_model: embedder.info().name.clone(),
+        llm_backend: backend.to_string(),
+    };
+    Ok(Opened {
+        store,
+        embedder,
+        stamp,
+    })
+}
+
+async fn question_set(
+    store: &Store,
+    file: Option<&Path>,
+) -> anyhow::Result<Vec<questions::EvalQuestion>> {
+    Ok(match file {
+        Some(path) => questions::read(path).map_err(anyhow::Error::msg)?,
+        None => questions::generate(store.pool(), 20).await?,
+    })
+}
+
+/// Runs one evaluation command.
+pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
+    match command {
+        EvalCommand::Questions {
+            setup,
+            conditions,
+            output,
+        } => {
+            let store = Store::connect(&setup.store).await?;
+            let set = questions::generate(store.pool(), conditions).await?;
+            let path = output.unwrap_or_else(|| setup.results_dir.join("questions.json"));
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&path, serde_json::to_string_pretty(&set)? + "\n")?;
+            println!("{} questions written to {}", set.len(), path.display());
+        }
+        EvalCommand::Retrieval { setup, questions } => {
+            let opened = open(&setup, "none (retrieval only)").await?;
+            let set = question_set(&opened.store, questions.as_deref()).await?;
+            let report = retrieval::evaluate(opened.store.pool(), &opened.embedder, &set).await?;
+            let markdown = retrieval::markdown(&report, &opened.stamp.line());
+            let json = serde_json::json!({ "stamp": opened.stamp, "report": &report, "modes": &report.modes });
+            write(&setup.results_dir, "retrieval", &json, &markdown)?;
+            println!("{markdown}");
+        }
+        EvalCommand::Privacy {
+            setup,
+            diseases,
+            every,
+        } => {
+            let (backend, opened, engine) = open_engine(&setup).await?;
+            let prompts: Vec<String> = attack::attack_prompts(opened.store.pool(), diseases)
+                .await?
+                .into_iter()
+                .step_by(every.max(1))
+                .map(|p| p.question)
+                .collect();
+            let report = compare::privacy(
+                &engine,
+                opened.store.pool(),
+                &opened.embedder,
+                &backend,
+                setup.llm.llm_max_tokens,
+                &prompts,
+            )
+            .await?;
+            let markdown = privacy_markdown(&report, &opened.stamp);
+            let json = serde_json::json!({
+                "stamp": opened.stamp,
+                "baseline": report.baseline,
+                "pipeline": report.pipeline,
+            });
+            write(&setup.results_dir, "privacy", &json, &markdown)?;
+            println!("{markdown}");
+        }
+        EvalCommand::Utility {
+            setup,
+            questions,
+            sample,
+        } => {
+            let (backend, opened, engine) = open_engine(&setup).await?;
+            let set = question_set(&opened.store, questions.as_deref()).await?;
+            let picked: Vec<String> = retrieval::seeded_sample(set.len(), sample, 7)
+                .into_iter()
+                .map(|i| set[i].question.clone())
+                .collect();
+            let report = compare::utility(
+                &engine,
+                opened.store.pool(),
+                &opened.embedder,
+                &backend,
+                setup.llm.llm_max_tokens,
+                &picked,
+            )
+            .await?;
+            let markdown = utility_markdown(&report, &opened.stamp);
+            let json = serde_json::json!({
+                "stamp": opened.stamp,
+                "information": report.information,
+                "query": report.query,
+                "response": report.response,
+            });
+            write(&setup.results_dir, "utility", &json, &markdown)?;
+            println!("{markdown}");
+        }
+    }
+    Ok(())
+}
+
+/// The backend, the store and an answer engine without rate limits.
+async fn open_engine(
+    setup: &EvalSetup,
+) -> anyhow::Result<(crate::llm::Backend, Opened, AnswerEngine)> {
+    let backend = setup.llm.open()?;
+    let opened = open(setup, &backend.name()).await?;
+    let engine = AnswerEngine::new(
+        opened.store.clone(),
+        opened.embedder.clone(),
+        backend.clone(),
+        unlimited(setup.answer.clone()),
+        &setup.llm,
+    )
+    .await?;
+    Ok((backend, opened, engine))
+}
+
+/// Evaluations send many questions as one requester: lift the per-requester limit.
+fn unlimited(mut config: AnswerConfig) -> AnswerConfig {
+    config.queries_per_minute = u32::MAX / 2;
+    config.query_burst = u32::MAX / 2;
+    config.llm_calls_per_minute = u32::MAX / 2;
+    config
+}
+
+fn privacy_markdown(report: &compare::PrivacyReport, stamp: &Stamp) -> String {
+    let row = |name: &str, f: &compare::PrivacyFigures| {
+        format!(
+            "| {name} | {} | {} | {} | {} | {:.3} |\n",
+            f.prompts, f.answers_with_pii, f.answers_without_pii, f.empty_answers, f.rouge_l
+        )
+    };
+    let mut out = format!(
+        "# Privacy: the attack protocol (thesis §4.3)\n\n{}\n\nPII counted automatically: an answer \
+         counts when the guard's vault matcher (every vault string and its variants) or a generic PII \
+         detector finds anything in it, first names included. Empty: nothing said, or not found.\n\n\
+         | system | prompts | PII | no PII | empty | ROUGE-L (answer vs context) |\n|---|---|---|---|---|---|\n",
+        stamp.line()
+    );
+    out.push_str(&row("single agent on raw documents", &report.baseline));
+    out.push_str(&row("synthetic-document pipeline", &report.pipeline));
+    out.push_str(&format!(
+        "\nFindings by category: baseline {:?}; pipeline {:?}.\n\nThesis (Tables 4.5, 4.6, 361 prompts, PII counted by hand): \
+         single agent 100 PII / 124 no PII / 137 empty, ROUGE-L 0.511; synthetic document 5 / 356 / 0, ROUGE-L 0.353.\n",
+        report.baseline.findings, report.pipeline.findings
+    ));
+    out
+}
+
+fn utility_markdown(report: &compare::UtilityReport, stamp: &Stamp) -> String {
+    let row = |name: &str, s: &compare::Similarity| {
+        format!(
+            "| {name} | {} | {:.4} | {:.3} | {:.3} | {:.3} | {:.4} |\n",
+            s.pairs, s.bleu, s.rouge1, s.rouge2, s.rouge_l, s.semscore
+        )
+    };
+    let mut out = format!(
+        "# Utility: synthetic against original (thesis Tables 4.3, 4.4)\n\n{}\n\n\
+         | component | pairs | BLEU | ROUGE-1 | ROUGE-2 | ROUGE-L | SemScore |\n|---|---|---|---|---|---|---|\n",
+        stamp.line()
+    );
+    out.push_str(&row("synthesized information", &report.information));
+    out.push_str(&row("synthesized query", &report.query));
+    out.push_str(&row(
+        "response with synthesized components",
+        &report.response,
+    ));
+    out.push_str(
+        "\nThesis: information BLEU 0.0913, ROUGE 0.416/0.258/0.353, SemScore 0.6793; query 0.396, \
+         0.692/0.536/0.660, 0.7698; response 0.181, 0.526/0.269/0.386, 0.7938.\n",
+    );
+    out
+}

