@@ -4,7 +4,8 @@
 # integration tests against those services.
 #
 #   FHIR_RAG_FULL_TEST=1 scripts/test.sh   the whole 120-patient archive instead of the default
-#                                          10-patient subset (≈1 hour of embedding on 2 CPU cores)
+#                                          10-patient subset (≈1 hour of embedding on 2 CPU cores),
+#                                          and all 460 attack prompts through the local model
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -13,6 +14,7 @@ scripts/services.sh up
 eval "$(scripts/services.sh env)"
 FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)
 export FHIR_RAG_MODEL_DIR
+scripts/fetch-llm.sh >/dev/null # SmolLM2 GGUF for the local-model tests (sha256-checked)
 
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings

@@ -394,9 +394,22 @@ pub fn dates(question: &str) -> Vec<NaiveDate> {
 }
 
 fn strip_dates(question: &str) -> String {
-    let mut text = question.to_string();
+    replace_dates(question, |_| " ".to_string())
+}
+
+/// `text` with every date it names (in any format [`dates`] reads) replaced by `with(date)`;
+/// an impossible date ("2015-02-30") becomes "an unspecified date".
+pub fn replace_dates(text: &str, with: impl Fn(NaiveDate) -> String) -> String {
+    let mut text = text.to_string();
     for pattern in [&*ISO_DATE, &*US_DATE, &*MONTH_FIRST, &*DAY_FIRST] {
-        text = pattern.replace_all(&text, " ").into_owned();
+        text = pattern
+            .replace_all(&text, |c: &regex::Captures<'_>| {
+                match dates(&c[0]).first() {
+                    Some(d) => with(*d),
+                    None => "an unspecified date".to_string(),
+                }
+            })
+            .into_owned();
     }
     text
 }

@@ -303,11 +303,8 @@ pub fn synthetic_query(
             replaced_last = false;
         }
     }
-    let text = generalize_text(&out.join(" "));
-    let text = super::question::dates(&text)
-        .into_iter()
-        .fold(text, |t, d| t.replace(&d.to_string(), &month_year(d)));
-    text.chars().take(max_chars).collect()
+    let text = super::question::replace_dates(&out.join(" "), month_year);
+    generalize_text(&text).chars().take(max_chars).collect()
 }
 
 #[cfg(test)]
@@ -414,6 +411,16 @@ mod tests {
             300,
         );
         assert_eq!(q, "What was Patient ABCDE's body weight on March 2015?");
+        let q = synthetic_query(
+            "Weight of Ruben688 on March 4th, 2015 and on 3/5/2015?",
+            &names,
+            &["Patient ABCDE".to_string()],
+            300,
+        );
+        assert_eq!(
+            q,
+            "Weight of Patient ABCDE on March 2015 and on March 2015?"
+        );
         let q = synthetic_query("Find address for Ruben688.", &names, &[], 300);
         assert_eq!(q, "Find address for the patient.");
     }

@@ -553,3 +553,61 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
     drop(store);
     run.cleanup().await;
 }
+
+/// `fhir-rag serve` ingests and answers in one process; `fhir-rag ask` puts a question on the bus
+/// and prints the answer that comes back.
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_ingests_and_ask_gets_an_answer() {
+    let run = TestRun::new("serve").await;
+    run.backfill(&run.subset_dir(4));
+    let mut worker = run.spawn_role("serve", "serve", &["--embedder", "hashed"]);
+    run.wait_committed(4, Duration::from_secs(600), &mut worker)
+        .await;
+    let store = run.store().await;
+    let (fhir_id, given): (String, String) = sqlx::query_as(
+        "SELECT p.fhir_id, v.value FROM patients p JOIN phi_vault v USING (patient_key)
+         WHERE v.kind = 'given_name'
+           AND EXISTS (SELECT 1 FROM facts f WHERE f.patient_key = p.patient_key AND f.resource_type = 'Condition')
+         ORDER BY p.fhir_id, v.value LIMIT 1",
+    )
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    let question = format!("Which conditions does {given} have?");
+    let output = run
+        .command(&[
+            "ask",
+            "--as",
+            "dr-serve",
+            "--role",
+            "clinician",
+            "--patients",
+            &fhir_id,
+            "--timeout-secs",
+            "120",
+            &question,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stderr),
+        worker.log_tail()
+    );
+    let answer: Answer = serde_json::from_slice(&output.stdout).unwrap();
+    eprintln!(
+        "ask: {} | {} | {}",
+        answer.status.as_str(),
+        answer.synthetic_query,
+        answer.answer
+    );
+    assert!(answer.query_id.starts_with("q-"));
+    assert_eq!(answer.status, AnswerStatus::Answered, "{answer:?}");
+    assert!(answer.answer.contains("Condition is"), "{answer:?}");
+    assert!(!answer.answer.contains(&given) && !answer.synthetic_query.contains(&given));
+    let (status, _, log) = worker.terminate();
+    assert!(status.success(), "{log}");
+    drop(store);
+    run.cleanup().await;
+}
