@@ -33,6 +33,7 @@
 //! - [`bus`]: Kafka clients and the topic contracts in `topics/`.
 //! - [`backfill`]: reads Synthea archives and bulk exports and publishes them as bundles.
 //! - [`bench`]: benchmarks that print figures and write them under `docs/results/`.
+//! - [`eval`]: the thesis's evaluations (questions, retrieval, privacy, utility) on any store.
 //! - [`phi`]: types that hold protected health information and never print it.
 
 pub mod answer;
