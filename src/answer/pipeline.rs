@@ -241,6 +241,9 @@ struct Draft {
     privacy: PrivacySummary,
     timings: Timings,
     trace: Trace,
+    /// The guard built for the patients this answer involves, once they are known; the review
+    /// and the final seal share it instead of reading the vault twice.
+    guard: Option<PrivacyGuard>,
 }
 
 /// What happened inside one answer, for the evaluation harness only: it holds record text and is
@@ -422,7 +425,10 @@ impl AnswerEngine {
             self.run_agents(query, &mut draft).await?;
         }
         let guard_started = Instant::now();
-        let guard = self.answer_guard(&draft.patients).await?;
+        let guard = match draft.guard.take() {
+            Some(guard) => guard,
+            None => self.answer_guard(&draft.patients).await?,
+        };
         draft.timings.guard_ms = guard_started.elapsed().as_millis() as u64;
         draft.timings.total_ms = started.elapsed().as_millis() as u64;
         let status = draft.status.unwrap_or(AnswerStatus::NotFound);
@@ -510,6 +516,7 @@ impl AnswerEngine {
             .collect();
         let synthetic = synthetic_query(&query.question, &resolution.name_words, &pseudonyms, 300);
         let review_guard = self.answer_guard(&draft.patients).await?;
+        draft.guard = Some(review_guard.clone());
 
         // Incremental mode: one document at a time until one answers.
         let batches: Vec<&[RetrievedDocument]> = match query.options.mode {
