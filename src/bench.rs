@@ -195,6 +195,7 @@ async fn load(spec: LoadSpec<'_>, run_id: &str, url: &str) -> anyhow::Result<Loa
             retry_max_backoff_ms: 30_000,
             stop_after_idle_secs: None,
             stop_after_messages: Some(backfill.published),
+            free_text: crate::ingest::flatten::FreeText::Drop,
         },
         bus,
         &store,
@@ -440,6 +441,10 @@ async fn run_answer(
     .await?;
     let counts = loaded.store.counts().await?;
     let questions = bench_questions(loaded.store.pool(), config.questions).await?;
+    let patient_ids: Vec<String> =
+        sqlx::query_scalar("SELECT fhir_id FROM patients ORDER BY patient_key")
+            .fetch_all(loaded.store.pool())
+            .await?;
     let mut backends = std::collections::BTreeMap::new();
     for (index, backend_url) in config.backends.iter().enumerate() {
         let suffix = format!("{}-{index}", loaded.suffix);
@@ -466,12 +471,13 @@ async fn run_answer(
             llm_shortlist: 10,
             llm_fact_selection: true,
             review_rounds: 2,
-            all_patients_roles: vec!["researcher".into()],
+            cohort_roles: vec!["researcher".into()],
+            care_team_roles: vec!["clinician".into()],
+            cohort_min_patients: 5,
             queries_per_minute: 1_000_000,
             query_burst: 1_000_000,
             llm_calls_per_minute: 1_000_000,
             llm_wait_ms: 120_000,
-            vault_refresh_secs: 5,
             answer_retry_max_backoff_ms: 30_000,
             answer_stop_after_idle_secs: None,
             answer_stop_after_messages: Some(questions.len() as u64),
@@ -488,10 +494,11 @@ async fn run_answer(
         for (i, question) in questions.iter().enumerate() {
             let query = Query {
                 query_id: format!("bench-{index}-{i}"),
+                // A care team over the loaded patients: the questions name them.
                 requester: Requester {
                     id: "bench".into(),
-                    role: "researcher".into(),
-                    patients: None,
+                    role: "clinician".into(),
+                    patients: Some(patient_ids.clone()),
                 },
                 question: question.clone(),
                 options: QueryOptions::default(),
@@ -539,6 +546,14 @@ async fn run_answer(
         for a in &answers {
             *by_status.entry(a.status.as_str().to_string()).or_insert(0) += 1;
         }
+        // Redaction counts are kept in the audit table, never on the answer topic.
+        let guard_redactions: i64 = sqlx::query_scalar(
+            "SELECT coalesce(sum((guard_report->'guard'->>'redactions')::bigint), 0)::bigint
+             FROM answer_audit WHERE requester_id = 'bench' AND query_id LIKE $1",
+        )
+        .bind(format!("bench-{index}-%"))
+        .fetch_one(loaded.store.pool())
+        .await?;
         let figures = BackendFigures {
             answers: answers.len(),
             p50_ms: percentile(0.5),
@@ -548,7 +563,7 @@ async fn run_answer(
                 / answers.len().max(1) as f64,
             answers_per_s: answers.len() as f64 / wall_s,
             by_status,
-            guard_redactions: answers.iter().map(|a| a.privacy.redactions).sum(),
+            guard_redactions: guard_redactions as usize,
             mean_stage_ms: {
                 let n = answers.len().max(1) as f64;
                 let stage = |f: fn(&Answer) -> u64| answers.iter().map(f).sum::<u64>() as f64 / n;

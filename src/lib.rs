@@ -35,6 +35,7 @@
 //! - [`bench`]: benchmarks that print figures and write them under `docs/results/`.
 //! - [`eval`]: the thesis's evaluations (questions, retrieval, privacy, utility) on any store.
 //! - [`phi`]: types that hold protected health information and never print it.
+//! - [`text`]: the one text normalization (Unicode folding, words) and the one date grammar.
 
 pub mod answer;
 pub mod backfill;
@@ -49,3 +50,4 @@ pub mod phi;
 pub mod privacy;
 pub mod store;
 pub mod telemetry;
+pub mod text;

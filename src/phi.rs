@@ -73,6 +73,19 @@ pub enum PhiKind {
     Identifier,
     /// Place of birth.
     BirthPlace,
+    /// A name of one of the patient's contacts (next of kin, guardian, emergency contact).
+    ContactName,
+    /// A contact's phone number.
+    ContactPhone,
+    /// A contact's e-mail address.
+    ContactEmail,
+    /// A contact's address (a line, a city or the whole address).
+    ContactAddress,
+    /// The name of another person in the record: a practitioner, a related person, an
+    /// encounter participant.
+    PersonName,
+    /// The name of an organization or a location.
+    OrganizationName,
 }
 
 impl PhiKind {
@@ -98,13 +111,19 @@ impl PhiKind {
             PhiKind::Passport => "passport",
             PhiKind::Identifier => "identifier",
             PhiKind::BirthPlace => "birth_place",
+            PhiKind::ContactName => "contact_name",
+            PhiKind::ContactPhone => "contact_phone",
+            PhiKind::ContactEmail => "contact_email",
+            PhiKind::ContactAddress => "contact_address",
+            PhiKind::PersonName => "person_name",
+            PhiKind::OrganizationName => "organization_name",
         }
     }
 }
 
 impl PhiKind {
     /// Every kind.
-    pub const ALL: [PhiKind; 19] = [
+    pub const ALL: [PhiKind; 25] = [
         PhiKind::FullName,
         PhiKind::GivenName,
         PhiKind::FamilyName,
@@ -124,7 +143,26 @@ impl PhiKind {
         PhiKind::Passport,
         PhiKind::Identifier,
         PhiKind::BirthPlace,
+        PhiKind::ContactName,
+        PhiKind::ContactPhone,
+        PhiKind::ContactEmail,
+        PhiKind::ContactAddress,
+        PhiKind::PersonName,
+        PhiKind::OrganizationName,
     ];
+
+    /// Whether values of this kind are names of people (matched as a whole and part by part).
+    pub fn is_person_name(self) -> bool {
+        matches!(
+            self,
+            PhiKind::FullName
+                | PhiKind::GivenName
+                | PhiKind::FamilyName
+                | PhiKind::MaidenName
+                | PhiKind::ContactName
+                | PhiKind::PersonName
+        )
+    }
 
     /// The kind stored as `name` in the database.
     pub fn parse(name: &str) -> Option<PhiKind> {
@@ -143,7 +181,7 @@ pub struct VaultEntry {
 
 /// Removes the digits Synthea appends to generated names ("Abe604" → "Abe").
 pub fn strip_digits(name: &str) -> String {
-    name.chars().filter(|c| !c.is_ascii_digit()).collect()
+    crate::text::strip_digits(name)
 }
 
 #[cfg(test)]

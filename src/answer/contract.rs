@@ -68,8 +68,25 @@ pub enum Mode {
 impl Query {
     /// Checks what serde cannot: lengths and non-empty fields.
     pub fn validate(&self) -> Result<(), String> {
-        if self.query_id.trim().is_empty() || self.query_id.len() > 200 {
-            return Err("query_id must have 1 to 200 characters".into());
+        // The id is echoed on the answer unchanged (it is how the sender finds its answer), so it
+        // must be an opaque token, not free text.
+        if self.query_id.is_empty()
+            || self.query_id.len() > 200
+            || !self
+                .query_id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c))
+        {
+            return Err("query_id must have 1 to 200 characters among A-Z a-z 0-9 - _ . :".into());
+        }
+        let fields = [&self.requester.id, &self.requester.role, &self.question];
+        if fields
+            .iter()
+            .any(|f| f.chars().any(|c| c.is_control() && !c.is_whitespace()))
+        {
+            return Err(
+                "requester.id, requester.role and question must not hold control characters".into(),
+            );
         }
         if self.requester.id.trim().is_empty() || self.requester.role.trim().is_empty() {
             return Err("requester.id and requester.role must not be empty".into());
@@ -122,19 +139,28 @@ impl AnswerStatus {
     }
 }
 
-/// What the privacy machinery did, on the answer: counts and check names only.
+/// What the privacy machinery applied, on the answer: the policy and the checks, never what
+/// they found. Redaction counts and review findings would tell a requester what the vault holds
+/// (whether a name they typed belongs to a patient here); they go to the audit table only.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PrivacySummary {
-    /// Checks that ran (synthesis, review, vault, pii_patterns).
+    /// The disclosure policy applied: `care_team`, `cohort` or `none` (refused before it).
+    pub policy: String,
+    /// Checks every answer goes through (synthesis, review, vault, pii_patterns).
     pub checks: Vec<String>,
-    /// Spans the final guard redacted.
-    pub redactions: usize,
-    /// Redactions per category.
-    pub redactions_by_category: BTreeMap<String, usize>,
+}
+
+/// What the privacy machinery found in one answer: kept in the audit table, never published.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PrivacyFindings {
     /// Review rounds that sent the synthetic document back for correction.
     pub review_corrections: u32,
     /// Review findings fixed during synthesis, by rule.
     pub review_findings: BTreeMap<String, usize>,
+    /// Why the question was not answered, when it was not (`cohort_individual`,
+    /// `unresolved_name`, `identifier`, `ambiguous_name`, `too_few_patients`, …).
+    pub reason: Option<String>,
 }
 
 /// Milliseconds spent per stage.
@@ -182,24 +208,32 @@ pub struct Answer {
 }
 
 impl Redactable for Answer {
+    fn texts(&self) -> Vec<String> {
+        vec![self.answer.clone(), self.synthetic_query.clone()]
+    }
+
     fn redact_fields(&mut self, redact: &mut dyn FnMut(&str) -> String) {
+        // The query id is an opaque token (validated on the way in) and is echoed unchanged.
         self.answer = redact(&self.answer);
         self.synthetic_query = redact(&self.synthetic_query);
-        // Echoed from the query: the sender could have put anything in it.
-        self.query_id = redact(&self.query_id);
+    }
+}
+
+impl crate::privacy::guard::Untexted for Answer {
+    type Extra = Timings;
+    fn set_extra(&mut self, timings: Timings) {
+        self.timings = timings;
     }
 }
 
 impl Answer {
-    /// Folds the guard's report into the answer's privacy summary.
+    /// Names the guard's checks on the answer (its counts stay in the audit table).
     pub fn with_guard_report(mut self, report: &GuardReport) -> Answer {
         for check in &report.checks {
             if !self.privacy.checks.contains(check) {
                 self.privacy.checks.push(check.clone());
             }
         }
-        self.privacy.redactions = report.redactions;
-        self.privacy.redactions_by_category = report.by_category.clone();
         self
     }
 }
@@ -223,6 +257,14 @@ mod tests {
         let mut empty = q.clone();
         empty.question = "  ".into();
         assert!(empty.validate().is_err());
+        let mut nul = q.clone();
+        nul.question = "What\u{0}?".into();
+        assert!(nul.validate().is_err());
+        let mut id = q.clone();
+        id.query_id = "9c3f0a4e-1b2c-4d5e-8f90-123456789abc".into();
+        assert!(id.validate().is_ok());
+        id.query_id = "Ruben 688".into();
+        assert!(id.validate().is_err());
     }
 
     /// The Rust types and the JSON Schemas in topics/ describe the same messages.
@@ -245,9 +287,7 @@ mod tests {
         let answer_schema = jsonschema::validator_for(&answers.value_schema).unwrap();
         let mut made = answer.clone();
         made.status = AnswerStatus::RateLimited;
-        made.privacy
-            .redactions_by_category
-            .insert("vault:phone".into(), 2);
+        made.privacy.policy = "cohort".into();
         let value = serde_json::to_value(&made).unwrap();
         let errors: Vec<String> = answer_schema
             .iter_errors(&value)

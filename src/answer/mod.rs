@@ -1,5 +1,7 @@
 //! The answer path: questions from `rag.queries`, anonymized answers to `rag.answers`.
 //!
+//! - [`policy`]: who may learn what about whom (care teams, cohort roles).
+//! - [`cohort`]: cohort answers (counts and medians over at least k patients).
 //! - [`contract`]: the query and answer messages.
 //! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms).
 //! - [`search`]: the Search agent (scope, name resolution, condition search, hybrid retrieval).
@@ -9,8 +11,10 @@
 //! - [`pipeline`]: one query through all of the above, the guard and the audit table.
 //! - [`worker`]: the Kafka worker, the answer publisher and `ask`.
 
+pub mod cohort;
 pub mod contract;
 pub mod pipeline;
+pub mod policy;
 pub mod question;
 pub mod respond;
 pub mod review;

@@ -12,22 +12,27 @@ use std::time::{Duration, Instant};
 
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 use sha2::{Digest, Sha256};
-use tokio::sync::Mutex;
 
-use super::contract::{Answer, AnswerStatus, Mode, PrivacySummary, Query, Timings};
-use super::question::{analyze, tsquery_or};
-use super::respond::{
-    answer_request, says_not_found, select_request, template_answer, NOT_FOUND_ANSWER,
+use super::contract::{
+    Answer, AnswerStatus, Mode, PrivacyFindings, PrivacySummary, Query, Timings,
 };
-use super::review::{review_loop, Verdict};
+use super::policy::{self, Disclosure};
+use super::question::{analyze, tsquery_or, QuestionAnalysis};
+use super::respond::{
+    answer_request, cohort_answer, numbers_are_grounded, says_not_found, select_request,
+    template_answer, NOT_FOUND_ANSWER,
+};
+use super::review::{review_loop, Reviewed, Verdict};
 use super::search::{self, RetrievalFilter, RetrievalMode, RetrievedDocument, Scope};
 use super::synthesis::{
-    assemble, candidates, parse_choice, select_by_rules, shortlist, synthetic_query,
+    assemble, candidates, parse_choice, render_query, retrieval_text, select_by_rules, shortlist,
+    SyntheticDocument,
 };
 use crate::embed::batcher::EmbeddingService;
 use crate::embed::EmbedError;
 use crate::llm::{Backend, ChatRequest, LlmConfig};
-use crate::privacy::pseudonym::pseudonym;
+use crate::privacy::guard::PgVault;
+use crate::privacy::pseudonym::labels;
 use crate::privacy::{Guarded, PrivacyGuard};
 use crate::store::{Store, StoreError};
 
@@ -71,14 +76,29 @@ pub struct AnswerConfig {
     /// Times the Review agent sends a synthetic document back before refusing.
     #[arg(long, env = "FHIR_RAG_REVIEW_ROUNDS", default_value_t = 2)]
     pub review_rounds: u32,
-    /// Roles that may ask about every patient (a requester without a patient list needs one).
+    /// Cohort roles: they may ask about groups of patients (all patients, or the list the query
+    /// carries) and get cohort answers only: no lookup of a person, at least
+    /// `--cohort-min-patients` patients behind every figure, no pseudonyms.
     #[arg(
         long,
-        env = "FHIR_RAG_ALL_PATIENTS_ROLES",
+        env = "FHIR_RAG_COHORT_ROLES",
         value_delimiter = ',',
-        default_value = "researcher"
+        default_value = "researcher,analyst,quality"
     )]
-    pub all_patients_roles: Vec<String>,
+    pub cohort_roles: Vec<String>,
+    /// Care-team roles: with the explicit patient list the query carries, they may ask about
+    /// those patients by name (and about nobody else).
+    #[arg(
+        long,
+        env = "FHIR_RAG_CARE_TEAM_ROLES",
+        value_delimiter = ',',
+        default_value = "clinician,physician,nurse,care_team"
+    )]
+    pub care_team_roles: Vec<String>,
+    /// Fewest patients a cohort answer may describe (k): smaller groups, and every item or
+    /// reading shared by fewer patients, are not shown.
+    #[arg(long, env = "FHIR_RAG_COHORT_MIN_PATIENTS", default_value_t = 5)]
+    pub cohort_min_patients: usize,
     /// Questions per minute one requester may ask.
     #[arg(long, env = "FHIR_RAG_QUERIES_PER_MINUTE", default_value_t = 60)]
     pub queries_per_minute: u32,
@@ -91,9 +111,6 @@ pub struct AnswerConfig {
     /// Longest wait for the model-call limit before answering "rate limited", in milliseconds.
     #[arg(long, env = "FHIR_RAG_LLM_WAIT_MS", default_value_t = 30_000)]
     pub llm_wait_ms: u64,
-    /// Seconds between checks of the vault's size (the shared guard is rebuilt when it grew).
-    #[arg(long, env = "FHIR_RAG_VAULT_REFRESH_SECS", default_value_t = 5)]
-    pub vault_refresh_secs: u64,
     /// Longest pause between retries of a transient failure, in milliseconds.
     #[arg(
         long,
@@ -121,6 +138,9 @@ pub enum AnswerError {
     /// A setting is wrong.
     #[error("configuration: {0}")]
     Config(String),
+    /// The guard's vault index could not be read.
+    #[error(transparent)]
+    Guard(#[from] crate::privacy::guard::GuardError),
 }
 
 impl From<sqlx::Error> for AnswerError {
@@ -185,6 +205,19 @@ pub async fn find_documents(
     } else {
         search::NameResolution::default()
     };
+    find_documents_resolved(pool, embedder, question, scope, plan, k, resolution).await
+}
+
+/// [`find_documents`] with the names already resolved (within the scope).
+pub async fn find_documents_resolved(
+    pool: &sqlx::PgPool,
+    embedder: &EmbeddingService,
+    question: &str,
+    scope: &Scope,
+    plan: &SearchPlan,
+    k: usize,
+    resolution: search::NameResolution,
+) -> Result<Found, AnswerError> {
     let analysis = analyze(question, &resolution.name_words);
     let found = |documents| Found {
         resolution: resolution.clone(),
@@ -215,7 +248,7 @@ pub async fn find_documents(
         summaries_only: false,
     };
     // The embedder and the text search see the question without names.
-    let text = synthetic_query(question, &resolution.name_words, &[], 500);
+    let text = retrieval_text(question, &resolution.name_words, &[], 500);
     let vector = embedder.embed(vec![text]).await?.pop().unwrap_or_default();
     let documents = search::retrieve(
         pool,
@@ -232,18 +265,25 @@ pub async fn find_documents(
 /// What the agents found, before the answer is sealed.
 #[derive(Debug, Default)]
 struct Draft {
+    policy: Option<Disclosure>,
     status: Option<AnswerStatus>,
     answer: String,
     synthetic_query: String,
     documents: Vec<i64>,
     patients: BTreeSet<i64>,
     llm_calls: u32,
-    privacy: PrivacySummary,
+    findings: PrivacyFindings,
     timings: Timings,
     trace: Trace,
-    /// The guard built for the patients this answer involves, once they are known; the review
-    /// and the final seal share it instead of reading the vault twice.
-    guard: Option<PrivacyGuard>,
+}
+
+impl Draft {
+    fn settle(&mut self, outcome: policy::Outcome) {
+        self.status = Some(outcome.status);
+        self.answer = outcome.answer.to_string();
+        self.synthetic_query = outcome.synthetic_query.to_string();
+        self.findings.reason = Some(outcome.reason.to_string());
+    }
 }
 
 /// What happened inside one answer, for the evaluation harness only: it holds record text and is
@@ -256,13 +296,6 @@ pub struct Trace {
     pub synthetic_document: String,
 }
 
-/// The shared guard and when it was last checked against the vault.
-struct GuardCache {
-    guard: Arc<PrivacyGuard>,
-    vault_size: i64,
-    checked: Instant,
-}
-
 /// Answers queries. One per worker; cheap to share behind an `Arc`.
 pub struct AnswerEngine {
     store: Store,
@@ -271,8 +304,7 @@ pub struct AnswerEngine {
     config: AnswerConfig,
     max_tokens: u32,
     temperature: f32,
-    secret: Vec<u8>,
-    guard: Mutex<GuardCache>,
+    guard: PrivacyGuard,
     per_requester: DefaultKeyedRateLimiter<String>,
     llm_calls: DefaultDirectRateLimiter,
 }
@@ -282,7 +314,7 @@ fn nonzero(n: u32, what: &str) -> Result<NonZeroU32, AnswerError> {
 }
 
 impl AnswerEngine {
-    /// Reads the pseudonym secret, builds the guard from the whole vault and the limiters.
+    /// The guard over the store's vault index and the limiters.
     pub async fn new(
         store: Store,
         embedder: EmbeddingService,
@@ -290,13 +322,8 @@ impl AnswerEngine {
         config: AnswerConfig,
         llm: &LlmConfig,
     ) -> Result<Self, AnswerError> {
-        let secret: Vec<u8> = sqlx::query_scalar("SELECT pseudonym_secret FROM answer_settings")
-            .fetch_one(store.pool())
-            .await?;
-        let size = search::vault_size(store.pool()).await?;
-        let entries = search::vault_entries(store.pool(), None).await?;
-        let guard = PrivacyGuard::new(entries.iter().map(|(k, v)| (*k, v.as_str())));
-        tracing::info!(vault_patterns = guard.vault_patterns(), backend = %backend.name(), "answer engine ready");
+        let guard = PrivacyGuard::new(Arc::new(PgVault::new(store.pool().clone())));
+        tracing::info!(backend = %backend.name(), "answer engine ready");
         let per_requester = RateLimiter::keyed(
             Quota::per_minute(nonzero(config.queries_per_minute, "--queries-per-minute")?)
                 .allow_burst(nonzero(config.query_burst, "--query-burst")?),
@@ -311,6 +338,11 @@ impl AnswerEngine {
                 config.k, config.max_k
             )));
         }
+        if config.cohort_min_patients == 0 {
+            return Err(AnswerError::Config(
+                "--cohort-min-patients must be at least 1".into(),
+            ));
+        }
         Ok(AnswerEngine {
             store,
             embedder,
@@ -318,12 +350,7 @@ impl AnswerEngine {
             config,
             max_tokens: llm.llm_max_tokens,
             temperature: llm.llm_temperature,
-            secret,
-            guard: Mutex::new(GuardCache {
-                guard: Arc::new(guard),
-                vault_size: size,
-                checked: Instant::now(),
-            }),
+            guard,
             per_requester,
             llm_calls,
         })
@@ -337,38 +364,6 @@ impl AnswerEngine {
     /// The settings.
     pub fn config(&self) -> &AnswerConfig {
         &self.config
-    }
-
-    /// The shared guard, rebuilt if the vault grew since the last check.
-    async fn shared_guard(&self) -> Result<Arc<PrivacyGuard>, AnswerError> {
-        let mut cache = self.guard.lock().await;
-        if cache.checked.elapsed() >= Duration::from_secs(self.config.vault_refresh_secs) {
-            let size = search::vault_size(self.store.pool()).await?;
-            if size != cache.vault_size {
-                let entries = search::vault_entries(self.store.pool(), None).await?;
-                cache.guard = Arc::new(PrivacyGuard::new(
-                    entries.iter().map(|(k, v)| (*k, v.as_str())),
-                ));
-                cache.vault_size = size;
-                tracing::info!(
-                    vault_patterns = cache.guard.vault_patterns(),
-                    "privacy guard rebuilt"
-                );
-            }
-            cache.checked = Instant::now();
-        }
-        Ok(cache.guard.clone())
-    }
-
-    /// The shared guard plus the vault rows of the patients this answer involves, read now.
-    async fn answer_guard(&self, patients: &BTreeSet<i64>) -> Result<PrivacyGuard, AnswerError> {
-        let shared = self.shared_guard().await?;
-        let keys: Vec<i64> = patients.iter().copied().collect();
-        if keys.is_empty() {
-            return Ok((*shared).clone());
-        }
-        let entries = search::vault_entries(self.store.pool(), Some(&keys)).await?;
-        Ok(shared.with_entries(entries.iter().map(|(k, v)| (*k, v.as_str()))))
     }
 
     /// Takes one model call from the worker's budget; false when the wait would be too long.
@@ -424,57 +419,161 @@ impl AnswerEngine {
         } else {
             self.run_agents(query, &mut draft).await?;
         }
-        let guard_started = Instant::now();
-        let guard = match draft.guard.take() {
-            Some(guard) => guard,
-            None => self.answer_guard(&draft.patients).await?,
-        };
-        draft.timings.guard_ms = guard_started.elapsed().as_millis() as u64;
-        draft.timings.total_ms = started.elapsed().as_millis() as u64;
         let status = draft.status.unwrap_or(AnswerStatus::NotFound);
         let answer = Answer {
             query_id: query.query_id.clone(),
             status,
-            answer: draft.answer,
-            synthetic_query: draft.synthetic_query,
+            answer: std::mem::take(&mut draft.answer),
+            synthetic_query: std::mem::take(&mut draft.synthetic_query),
             backend: self.backend.name(),
             documents_used: draft.documents.len(),
             llm_calls: draft.llm_calls,
-            privacy: draft.privacy,
-            timings: draft.timings,
+            privacy: PrivacySummary {
+                policy: draft
+                    .policy
+                    .map(Disclosure::as_str)
+                    .unwrap_or("none")
+                    .into(),
+                checks: vec!["synthesis".into(), "review".into()],
+            },
+            timings: Timings::default(),
             answered_at: chrono::Utc::now().to_rfc3339(),
         };
-        // Matching is microseconds next to building the per-answer layer, timed above.
-        let sealed = guard.seal(answer);
+        let guard_started = Instant::now();
+        let sealed = self.guard.seal(answer).await?;
+        draft.timings.guard_ms = guard_started.elapsed().as_millis() as u64;
+        draft.timings.total_ms = started.elapsed().as_millis() as u64;
+        // Timings are set after sealing: they are numbers the worker measured, not text.
+        let mut sealed = sealed;
+        sealed.set_extra(draft.timings.clone());
         let trace = std::mem::take(&mut draft.trace);
-        self.audit(query, &sealed, &draft.documents, &draft.patients)
-            .await?;
+        self.audit(query, &sealed, &draft).await?;
         Ok((sealed, trace))
     }
 
     async fn run_agents(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
-        // Who may be seen.
-        let scope = match &query.requester.patients {
-            Some(ids) => Scope::Patients(search::patient_keys(self.store.pool(), ids).await?),
-            None if self
-                .config
-                .all_patients_roles
-                .iter()
-                .any(|r| r == &query.requester.role) =>
-            {
-                Scope::All
-            }
-            None => {
-                draft.status = Some(AnswerStatus::Refused);
-                draft.answer =
-                    "This requester has no patient list and a role that may not see all patients."
-                        .into();
-                return Ok(());
-            }
+        let Some(disclosure) = policy::disclosure(&self.config, &query.requester) else {
+            draft.settle(policy::NO_ACCESS);
+            return Ok(());
         };
-
-        // Search.
+        draft.policy = Some(disclosure);
+        let pool = self.store.pool();
+        let scope = match &query.requester.patients {
+            Some(ids) => Scope::Patients(search::patient_keys(pool, ids).await?),
+            None => Scope::All,
+        };
         let search_started = Instant::now();
+        let first = analyze(&query.question, &BTreeSet::new());
+        // Which words the records use: this reads documents, never the vault.
+        let mut vocabulary: Vec<String> = first.capitalized.clone();
+        vocabulary.extend(first.terms.iter().cloned());
+        if let Some(condition) = &first.condition {
+            vocabulary.extend(crate::text::words(condition));
+        }
+        let known = search::known_words(pool, &vocabulary).await?;
+        let unknown_capitalized: Vec<&String> = first
+            .capitalized
+            .iter()
+            .filter(|w| !known.contains(*w))
+            .collect();
+        match disclosure {
+            Disclosure::Cohort => {
+                if first.identifiers > 0
+                    || !first.name_like.is_empty()
+                    || !unknown_capitalized.is_empty()
+                {
+                    draft.settle(policy::COHORT_INDIVIDUAL);
+                    return Ok(());
+                }
+                let result = self.cohort(&scope, &first, &known, draft).await;
+                draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                result
+            }
+            Disclosure::CareTeam => {
+                if first.identifiers > 0 {
+                    draft.settle(policy::NOT_ACCESSIBLE);
+                    return Ok(());
+                }
+                let resolution =
+                    search::resolve_names(pool, &first.name_candidates, &scope).await?;
+                let resolved = |w: &String| {
+                    resolution.name_words.contains(w)
+                        || resolution
+                            .name_words
+                            .contains(&crate::text::strip_digits(w))
+                };
+                let unresolved_names = first.name_like.iter().any(|w| !resolved(w));
+                let unresolved_capitalized = unknown_capitalized.iter().any(|w| !resolved(w));
+                if unresolved_names || (resolution.patients.is_empty() && unresolved_capitalized) {
+                    draft.settle(policy::NOT_ACCESSIBLE);
+                    return Ok(());
+                }
+                if resolution.ambiguous {
+                    draft.settle(policy::AMBIGUOUS);
+                    return Ok(());
+                }
+                self.care_team(query, &scope, resolution, &known, search_started, draft)
+                    .await
+            }
+        }
+    }
+
+    /// A cohort role's question: aggregates over at least k patients, never an individual.
+    async fn cohort(
+        &self,
+        scope: &Scope,
+        analysis: &QuestionAnalysis,
+        known: &BTreeSet<String>,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
+        let k = self.config.cohort_min_patients;
+        // The condition as the records word it (unknown words, which could be names, left out).
+        let condition: Option<String> = analysis.condition.as_ref().and_then(|c| {
+            let words: Vec<String> = crate::text::words(c)
+                .into_iter()
+                .filter(|w| known.contains(w))
+                .collect();
+            (!words.is_empty()).then(|| words.join(" "))
+        });
+        let subject = match &condition {
+            Some(c) => format!("patients with {c}"),
+            None => "the patients".to_string(),
+        };
+        let synthetic = render_query(&subject, &analysis.terms, known, &[]);
+        let Some(document) =
+            super::cohort::aggregate(self.store.pool(), scope, analysis, condition.as_deref(), k)
+                .await?
+        else {
+            draft.settle(policy::TOO_FEW);
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        };
+        if document.lines.is_empty() {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        }
+        let Some((document, query)) = self.review(document, synthetic, draft).await? else {
+            return Ok(());
+        };
+        draft.synthetic_query = query.get().clone();
+        draft.trace.synthetic_document = document.get().text();
+        let template = cohort_answer(document.get(), k);
+        self.respond(&document, &query, template, draft).await;
+        Ok(())
+    }
+
+    /// A care team's question about its patients.
+    async fn care_team(
+        &self,
+        query: &Query,
+        scope: &Scope,
+        resolution: search::NameResolution,
+        known: &BTreeSet<String>,
+        search_started: Instant,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
         let k = query
             .options
             .k
@@ -488,35 +587,36 @@ impl AnswerEngine {
             resolution,
             analysis,
             documents,
-        } = find_documents(
+        } = find_documents_resolved(
             self.store.pool(),
             &self.embedder,
             &query.question,
-            &scope,
+            scope,
             &plan,
             k,
+            resolution,
         )
         .await?;
         draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
         draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
         draft.patients.extend(resolution.patients.iter().copied());
-        draft.privacy.checks = vec!["synthesis".into(), "review".into()];
+        let subject = match resolution.patients.len() {
+            0 => "the patients",
+            1 => "the patient",
+            _ => "the named patients",
+        };
+        let synthetic = render_query(subject, &analysis.terms, known, &analysis.dates);
         if documents.is_empty() {
             draft.status = Some(AnswerStatus::NotFound);
             draft.answer = NOT_FOUND_ANSWER.into();
+            draft.synthetic_query = synthetic;
             return Ok(());
         }
         draft
             .patients
             .extend(documents.iter().map(|d| d.patient_key));
-        let pseudonyms: Vec<String> = resolution
-            .patients
-            .iter()
-            .map(|p| pseudonym(&self.secret, *p))
-            .collect();
-        let synthetic = synthetic_query(&query.question, &resolution.name_words, &pseudonyms, 300);
-        let review_guard = self.answer_guard(&draft.patients).await?;
-        draft.guard = Some(review_guard.clone());
+        // Per-answer labels, in order of relevance.
+        let labels = labels(documents.iter().map(|d| d.patient_key));
 
         // Incremental mode: one document at a time until one answers.
         let batches: Vec<&[RetrievedDocument]> = match query.options.mode {
@@ -524,46 +624,102 @@ impl AnswerEngine {
             Mode::Incremental => documents.chunks(1).collect(),
         };
         for batch in batches {
-            self.synthesize_and_answer(batch, &analysis, &synthetic, &review_guard, draft)
-                .await;
+            self.synthesize_and_answer(batch, &labels, &analysis, &synthetic, draft)
+                .await?;
             if draft.status != Some(AnswerStatus::NotFound) {
                 break;
             }
         }
+        if draft.synthetic_query.is_empty() {
+            draft.synthetic_query = synthetic;
+        }
         Ok(())
+    }
+
+    /// Review of a synthetic document and query, with its own vault lookup. `None` (and a
+    /// refusal in the draft) when it cannot be made safe.
+    async fn review(
+        &self,
+        document: SyntheticDocument,
+        query: String,
+        draft: &mut Draft,
+    ) -> Result<Option<(Reviewed<SyntheticDocument>, Reviewed<String>)>, AnswerError> {
+        let started = Instant::now();
+        let mut texts: Vec<&str> = document.lines.iter().map(String::as_str).collect();
+        texts.push(&query);
+        let scanner = self.guard.scanner(&texts).await?;
+        let verdict = review_loop(document, query, &scanner, self.config.review_rounds);
+        draft.timings.review_ms += started.elapsed().as_millis() as u64;
+        match verdict {
+            Verdict::Passed {
+                document,
+                query,
+                corrections,
+                fixed,
+            } => {
+                draft.findings.review_corrections += corrections;
+                for (rule, n) in fixed {
+                    *draft.findings.review_findings.entry(rule).or_default() += n;
+                }
+                Ok(Some((document, query)))
+            }
+            Verdict::Refused { rules, corrections } => {
+                draft.findings.review_corrections += corrections;
+                draft.status = Some(AnswerStatus::Refused);
+                draft.answer = "The answer could not be de-identified safely.".into();
+                draft.findings.reason = Some(format!("review: {}", rules.join(", ")));
+                Ok(None)
+            }
+        }
     }
 
     async fn synthesize_and_answer(
         &self,
         documents: &[RetrievedDocument],
-        analysis: &super::question::QuestionAnalysis,
+        labels: &std::collections::BTreeMap<i64, String>,
+        analysis: &QuestionAnalysis,
         synthetic: &str,
-        guard: &PrivacyGuard,
         draft: &mut Draft,
-    ) {
+    ) -> Result<(), AnswerError> {
         // Synthesis.
         let synthesis_started = Instant::now();
-        let candidates = candidates(documents, &self.secret);
+        let candidates = candidates(documents, labels);
         let mut chosen = Vec::new();
         if self.config.llm_fact_selection && matches!(self.backend, Backend::Model(_)) {
             let short = shortlist(&candidates, analysis, self.config.llm_shortlist);
             // The sentences alone: who and when do not help choosing, and every token costs.
-            let lines: Vec<String> = short
-                .iter()
-                .map(|i| candidates[*i].sentence.clone())
-                .collect();
+            let lines = SyntheticDocument {
+                lines: short
+                    .iter()
+                    .map(|i| candidates[*i].sentence.clone())
+                    .collect(),
+                document_ids: Vec::new(),
+            };
+            // The model sees the shortlist only after Review passed it.
+            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+            let Some((reviewed, query)) = self.review(lines, synthetic.to_string(), draft).await?
+            else {
+                return Ok(());
+            };
             match self
-                .call_model(select_request(&lines, synthetic), draft)
+                .call_model(select_request(&reviewed, &query), draft)
                 .await
             {
                 Ok(Some(reply)) => {
-                    chosen = parse_choice(&reply, &short);
-                    chosen.truncate(self.config.max_facts);
+                    // Review may have dropped lines: choices are read among what the model saw.
+                    if reviewed.get().lines.len() == short.len() {
+                        chosen = parse_choice(&reply, &short);
+                        chosen.truncate(self.config.max_facts);
+                    }
                 }
                 Ok(None) => {}
-                Err(()) => return self.busy(draft),
+                Err(()) => {
+                    self.busy(draft);
+                    return Ok(());
+                }
             }
         }
+        let synthesis_started = Instant::now();
         if chosen.is_empty() {
             chosen = select_by_rules(&candidates, analysis, self.config.max_facts);
         }
@@ -571,49 +727,34 @@ impl AnswerEngine {
         if chosen.is_empty() {
             draft.status = Some(AnswerStatus::NotFound);
             draft.answer = NOT_FOUND_ANSWER.into();
-            return;
+            return Ok(());
         }
         let document = assemble(&candidates, &chosen);
-
-        // Review.
-        let review_started = Instant::now();
-        let verdict = review_loop(
-            document,
-            synthetic.to_string(),
-            guard,
-            self.config.review_rounds,
-        );
-        draft.timings.review_ms += review_started.elapsed().as_millis() as u64;
-        let (document, query) = match verdict {
-            Verdict::Passed {
-                document,
-                query,
-                corrections,
-                fixed,
-            } => {
-                draft.privacy.review_corrections = corrections;
-                draft.privacy.review_findings = fixed;
-                (document, query)
-            }
-            Verdict::Refused { rules, corrections } => {
-                draft.privacy.review_corrections = corrections;
-                draft.status = Some(AnswerStatus::Refused);
-                draft.answer = format!(
-                    "The answer could not be de-identified safely (rules still broken: {}).",
-                    rules.join(", ")
-                );
-                return;
-            }
+        let Some((document, query)) = self.review(document, synthetic.to_string(), draft).await?
+        else {
+            return Ok(());
         };
-        draft.synthetic_query = query.clone();
-        draft.documents = document.document_ids.clone();
-        draft.trace.synthetic_document = document.text();
+        draft.synthetic_query = query.get().clone();
+        draft.documents = document.get().document_ids.clone();
+        draft.trace.synthetic_document = document.get().text();
+        let template = template_answer(document.get());
+        self.respond(&document, &query, template, draft).await;
+        Ok(())
+    }
 
-        // Answer from the synthetic document only.
+    /// The answering step: the model (or the template) sees only the reviewed document and
+    /// query. A reply with a number the document does not hold is replaced by the template.
+    async fn respond(
+        &self,
+        document: &Reviewed<SyntheticDocument>,
+        query: &Reviewed<String>,
+        template: String,
+        draft: &mut Draft,
+    ) {
         let answer_started = Instant::now();
         let reply = match self
             .call_model(
-                answer_request(&document, &query, self.max_tokens, self.temperature),
+                answer_request(document, query, self.max_tokens, self.temperature),
                 draft,
             )
             .await
@@ -627,13 +768,13 @@ impl AnswerEngine {
                 draft.status = Some(AnswerStatus::NotFound);
                 draft.answer = NOT_FOUND_ANSWER.into();
             }
-            Some(text) => {
+            Some(text) if numbers_are_grounded(&text, document.get()) => {
                 draft.status = Some(AnswerStatus::Answered);
-                draft.answer = text;
+                draft.answer = crate::text::strip_control_sequences(&text);
             }
-            None => {
+            _ => {
                 draft.status = Some(AnswerStatus::Answered);
-                draft.answer = template_answer(&document);
+                draft.answer = template;
             }
         }
     }
@@ -648,16 +789,17 @@ impl AnswerEngine {
         &self,
         query: &Query,
         sealed: &Guarded<Answer>,
-        documents: &[i64],
-        patients: &BTreeSet<i64>,
+        draft: &Draft,
     ) -> Result<(), AnswerError> {
         let answer = sealed.value();
         let report = serde_json::json!({
             "guard": sealed.report(),
-            "review_corrections": answer.privacy.review_corrections,
-            "review_findings": answer.privacy.review_findings,
+            "review_corrections": draft.findings.review_corrections,
+            "review_findings": draft.findings.review_findings,
+            "reason": draft.findings.reason,
+            "policy": answer.privacy.policy,
         });
-        let patients: Vec<i64> = patients.iter().copied().collect();
+        let patients: Vec<i64> = draft.patients.iter().copied().collect();
         sqlx::query(
             "INSERT INTO answer_audit (query_id, requester_id, requester_role, status, backend,
                  question_sha256, document_ids, patient_keys, llm_calls, guard_report, total_ms)
@@ -674,7 +816,7 @@ impl AnswerEngine {
         .bind(answer.status.as_str())
         .bind(&answer.backend)
         .bind(Sha256::digest(query.question.as_bytes()).to_vec())
-        .bind(documents)
+        .bind(&draft.documents)
         .bind(&patients)
         .bind(answer.llm_calls as i32)
         .bind(report)

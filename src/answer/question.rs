@@ -8,8 +8,6 @@ use std::sync::LazyLock;
 use chrono::NaiveDate;
 use regex::Regex;
 
-use crate::phi::strip_digits;
-
 /// Words that are never names and carry no content for retrieval.
 const STOPWORDS: &[&str] = &[
     "a",
@@ -255,25 +253,9 @@ fn stem(word: &str) -> String {
     }
 }
 
-static WORD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[\p{L}\p{N}][\p{L}\p{N}'’\-]*").expect("valid regex"));
-
-static ISO_DATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b").expect("valid regex"));
-static US_DATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b").expect("valid regex"));
-static MONTH_FIRST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
-        .expect("valid regex")
-});
-static DAY_FIRST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})\b")
-        .expect("valid regex")
-});
-
 /// "patients with diabetes", "people diagnosed with asthma", "those suffering from …".
 static CONDITION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:patients?|people|persons?|those|anyone|everyone|individuals)\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|prescribed|use|using|been|have|had)\b|[?.!,;]|$)")
+    Regex::new(r"(?i)\b(?:patients?|people|persons?|those|anyone|everyone|individuals)\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|have|has|had|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|prescribed|use|using|been|have|had)\b|[?.!,;]|$)")
         .expect("valid regex")
 });
 /// "diabetes patients", "asthmatic patients" (the words right before "patients").
@@ -282,23 +264,24 @@ static CONDITION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-fn month_number(name: &str) -> u32 {
-    const NAMES: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
-    NAMES
-        .iter()
-        .position(|m| name.to_lowercase().starts_with(m))
-        .map(|i| i as u32 + 1)
-        .unwrap_or(0)
-}
-
-/// What the Search and Synthesis agents need to know about a question.
+/// What the Search and Synthesis agents need to know about a question. Read once; no agent
+/// re-reads the raw text.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QuestionAnalysis {
-    /// Words that may be patient names, lower-cased, as written and digit-stripped.
+    /// Words that may be patient names (folded), as written and digit-stripped: looked up in
+    /// the vault within a care team's scope only.
     pub name_candidates: Vec<String>,
-    /// Dates the question names.
+    /// Words that look like a person's name whatever the vault holds (letters and digits mixed,
+    /// as Synthea and many record systems write names and handles): a question holding one
+    /// names someone.
+    pub name_like: Vec<String>,
+    /// Capitalized words that are not question words: names, unless the records use them
+    /// ("Bronchitis"), which the Search agent checks against the corpus, not the vault.
+    pub capitalized: Vec<String>,
+    /// Identifiers the question holds (phone numbers, e-mail addresses, record numbers, UUIDs,
+    /// birth dates…), found by patterns that do not read the vault.
+    pub identifiers: usize,
+    /// Days the question names (every reading of an ambiguous date).
     pub dates: Vec<NaiveDate>,
     /// The condition of a two-step question ("patients with diabetes" → "diabetes").
     pub condition: Option<String>,
@@ -308,110 +291,226 @@ pub struct QuestionAnalysis {
     pub broad: bool,
 }
 
-/// Analyses a question. `name_words` are words already known to be names (lower-cased); they
-/// are left out of the terms.
+/// Words before a date that make it a birth date.
+const BIRTH_CUES: &[&str] = &["born", "birth", "birthday", "dob", "birthdate"];
+
+/// Analyses a question. `name_words` are words already known to be names (folded); they are
+/// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
-    let dates = dates(question);
-    let without_dates = strip_dates(question);
+    let question = crate::text::strip_control_sequences(question);
+    let mentions = crate::text::dates::find(&question);
+    let in_date = |t: &crate::text::Token| {
+        mentions
+            .iter()
+            .any(|m| t.start >= m.start && t.end <= m.end)
+    };
+    let tokens = crate::text::tokens(&question);
     let mut candidates = BTreeSet::new();
+    let mut name_like = BTreeSet::new();
+    let mut capitalized = BTreeSet::new();
     let mut terms = Vec::new();
     let mut broad_only = true;
     let mut any_term = false;
-    for m in WORD.find_iter(&without_dates) {
-        let word = trim_possessive(m.as_str());
-        if word.is_empty() {
+    for (i, token) in tokens.iter().enumerate() {
+        if in_date(token) {
             continue;
         }
-        let lower = word.to_lowercase();
-        let has_digit = word.chars().any(|c| c.is_ascii_digit());
-        let has_letter = word.chars().any(char::is_alphabetic);
-        let capitalized = word.chars().next().is_some_and(char::is_uppercase);
-        if has_letter && (capitalized || has_digit) && !STOPWORDS.contains(&lower.as_str()) {
-            candidates.insert(lower.clone());
-            let stripped = strip_digits(&lower);
+        let word = token.text.as_str();
+        // "Ruben's": the possessive s is a token of its own.
+        if word == "s"
+            && i > 0
+            && question[tokens[i - 1].end..token.start]
+                .chars()
+                .all(|c| c == '\'' || c == '’')
+        {
+            continue;
+        }
+        let has_letter = token.has_letter();
+        let letters = word.chars().filter(|c| c.is_alphabetic()).count();
+        let digits = word.chars().filter(|c| c.is_numeric()).count();
+        let stop = STOPWORDS.contains(&word);
+        let original = &question[token.start..token.end];
+        if has_letter && !stop {
+            candidates.insert(word.to_string());
+            let stripped = crate::text::strip_digits(word);
             if stripped.chars().count() >= 2 {
                 candidates.insert(stripped);
             }
+            if letters >= 2 && digits >= 2 {
+                name_like.insert(word.to_string());
+            } else if original.chars().next().is_some_and(char::is_uppercase)
+                && !BROAD_WORDS.contains(&word)
+                && !QUESTION_WORDS.contains(&word)
+                && letters >= 2
+            {
+                capitalized.insert(word.to_string());
+            }
         }
-        if name_words.contains(&lower) || STOPWORDS.contains(&lower.as_str()) || !has_letter {
+        if name_words.contains(word) || stop || !has_letter {
             continue;
         }
-        let term = canonical(&lower);
+        let term = canonical(word);
         if term.chars().count() < 2 {
             continue;
         }
         any_term = true;
-        if !BROAD_WORDS.contains(&lower.as_str()) {
+        if !BROAD_WORDS.contains(&word) {
             broad_only = false;
             if !terms.contains(&term) {
                 terms.push(term);
             }
         }
     }
+    let lower = question.to_lowercase();
+    let birth_dates = mentions
+        .iter()
+        .filter(|m| {
+            let before = &lower[..m.start];
+            let window: String = before
+                .chars()
+                .rev()
+                .take(40)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            BIRTH_CUES.iter().any(|cue| window.contains(cue))
+        })
+        .count();
+    let identifiers = crate::privacy::guard::pii_findings(&question)
+        .iter()
+        .filter(|f| f.category != "pii:date")
+        .count()
+        + birth_dates;
+    let days = crate::text::dates::days(&question);
     QuestionAnalysis {
         name_candidates: candidates.into_iter().collect(),
-        dates,
-        condition: condition(question),
+        name_like: name_like.into_iter().collect(),
+        capitalized: capitalized.into_iter().collect(),
+        identifiers,
+        dates: if birth_dates > 0 { Vec::new() } else { days },
+        condition: condition(&question),
         terms,
         broad: !any_term || broad_only,
     }
 }
 
-fn trim_possessive(word: &str) -> &str {
-    let word = word.trim_end_matches(['\'', '’', '-']);
-    word.strip_suffix("'s")
-        .or_else(|| word.strip_suffix("’s"))
-        .unwrap_or(word)
-}
+/// Capitalized words that start questions and requests: never names.
+const QUESTION_WORDS: &[&str] = &[
+    "what",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "when",
+    "where",
+    "why",
+    "how",
+    "is",
+    "are",
+    "was",
+    "were",
+    "did",
+    "does",
+    "do",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "would",
+    "should",
+    "will",
+    "please",
+    "tell",
+    "show",
+    "list",
+    "give",
+    "find",
+    "get",
+    "i",
+    "we",
+    "the",
+    "a",
+    "an",
+    "in",
+    "on",
+    "at",
+    "of",
+    "for",
+    "any",
+    "all",
+    "patient",
+    "patients",
+    "compare",
+    "summarize",
+    "describe",
+    "ignore",
+    "repeat",
+    "previous",
+    "instructions",
+    "context",
+    "explain",
+    "count",
+    "number",
+    "average",
+    "mean",
+    "median",
+    "latest",
+    "last",
+    "first",
+    "most",
+    "recent",
+    "highest",
+    "lowest",
+    "among",
+    "between",
+    "since",
+    "during",
+    "before",
+    "after",
+    "name",
+    "names",
+    "yes",
+    "no",
+    "ok",
+    "also",
+    "and",
+    "or",
+    "but",
+    "if",
+    "then",
+    "there",
+    "this",
+    "that",
+    "these",
+    "those",
+    "my",
+    "our",
+    "your",
+    "his",
+    "her",
+    "their",
+    "its",
+    "it",
+    "he",
+    "she",
+    "they",
+    "you",
+    "me",
+    "us",
+    "him",
+    "them",
+];
 
-/// Every date the question names (ISO, US month/day/year, "March 3, 2015", "3 March 2015").
+/// Every day the question names (any spelling the crate's date grammar reads).
 pub fn dates(question: &str) -> Vec<NaiveDate> {
-    let mut out = BTreeSet::new();
-    let num = |s: &str| s.parse::<u32>().unwrap_or(0);
-    for c in ISO_DATE.captures_iter(question) {
-        if let Some(d) = NaiveDate::from_ymd_opt(num(&c[1]) as i32, num(&c[2]), num(&c[3])) {
-            out.insert(d);
-        }
-    }
-    for c in US_DATE.captures_iter(question) {
-        if let Some(d) = NaiveDate::from_ymd_opt(num(&c[3]) as i32, num(&c[1]), num(&c[2])) {
-            out.insert(d);
-        }
-    }
-    for c in MONTH_FIRST.captures_iter(question) {
-        if let Some(d) = NaiveDate::from_ymd_opt(num(&c[3]) as i32, month_number(&c[1]), num(&c[2]))
-        {
-            out.insert(d);
-        }
-    }
-    for c in DAY_FIRST.captures_iter(question) {
-        if let Some(d) = NaiveDate::from_ymd_opt(num(&c[3]) as i32, month_number(&c[2]), num(&c[1]))
-        {
-            out.insert(d);
-        }
-    }
-    out.into_iter().collect()
+    crate::text::dates::days(question)
 }
 
-fn strip_dates(question: &str) -> String {
-    replace_dates(question, |_| " ".to_string())
-}
-
-/// `text` with every date it names (in any format [`dates`] reads) replaced by `with(date)`;
-/// an impossible date ("2015-02-30") becomes "an unspecified date".
+/// `text` with every date it names replaced by `with(date)`.
 pub fn replace_dates(text: &str, with: impl Fn(NaiveDate) -> String) -> String {
-    let mut text = text.to_string();
-    for pattern in [&*ISO_DATE, &*US_DATE, &*MONTH_FIRST, &*DAY_FIRST] {
-        text = pattern
-            .replace_all(&text, |c: &regex::Captures<'_>| {
-                match dates(&c[0]).first() {
-                    Some(d) => with(*d),
-                    None => "an unspecified date".to_string(),
-                }
-            })
-            .into_owned();
-    }
-    text
+    crate::text::dates::replace(text, |m| with(m.date()))
 }
 
 /// The condition of a two-step question, if it is one.
@@ -436,8 +535,9 @@ pub fn condition(question: &str) -> Option<String> {
 
 /// Canonical terms of a text, for scoring lines against a question.
 pub fn line_terms(text: &str) -> BTreeSet<String> {
-    WORD.find_iter(text)
-        .map(|m| canonical(trim_possessive(m.as_str())))
+    crate::text::words(text)
+        .iter()
+        .map(|w| canonical(w))
         .collect()
 }
 
@@ -489,7 +589,7 @@ mod tests {
             "on Mar 4th 2015",
             "on 4 March 2015",
         ] {
-            assert_eq!(dates(q), vec![want], "{q}");
+            assert!(dates(q).contains(&want), "{q}");
         }
         assert!(dates("on 2015-02-30").is_empty());
     }
@@ -521,6 +621,32 @@ mod tests {
         .contains(&"contact".to_string()));
         assert!(analyze("I would like information about Abe604", &names(&["abe604"])).broad);
         assert!(!analyze("I would like information about diabetes", &names(&[])).broad);
+    }
+
+    #[test]
+    fn names_and_identifiers_are_seen_without_the_vault() {
+        let a = analyze("What health advice would you give Clair921?", &names(&[]));
+        assert_eq!(a.name_like, vec!["clair921"]);
+        let b = analyze("Is Zork Smith a patient here?", &names(&[]));
+        assert!(
+            b.capitalized.contains(&"zork".to_string())
+                && b.capitalized.contains(&"smith".to_string())
+        );
+        let c = analyze("Who has the phone number 617 555 0199?", &names(&[]));
+        assert_eq!(c.identifiers, 1);
+        let d = analyze(
+            "Which patient was born on 17th of February 1983?",
+            &names(&[]),
+        );
+        assert_eq!(d.identifiers, 1);
+        assert!(d.dates.is_empty());
+        let e = analyze(
+            "What medications are patients with diabetes on?",
+            &names(&[]),
+        );
+        assert!(e.name_like.is_empty() && e.identifiers == 0, "{e:?}");
+        let f = analyze("What was the HbA1c in March 2015?", &names(&[]));
+        assert!(f.name_like.is_empty(), "{f:?}");
     }
 
     #[test]

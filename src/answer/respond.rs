@@ -1,6 +1,7 @@
 //! Answering from the synthetic document only: prompts for a model, and the deterministic
 //! template used without one (or when the model fails).
 
+use super::review::Reviewed;
 use super::synthesis::SyntheticDocument;
 use crate::llm::{ChatMessage, ChatRequest};
 
@@ -11,7 +12,7 @@ pub const NOT_FOUND_MARKER: &str = "NOT FOUND";
 const TEMPLATE_LINES: usize = 12;
 
 const ANSWER_SYSTEM: &str = "You are a clinical assistant. Answer the question using only the \
-de-identified record you are given. Patients are named by pseudonyms such as 'Patient ABCDE'; \
+de-identified record you are given. Patients are named 'the patient' or 'Patient A', 'Patient B'; \
 values are rounded and dates are given by month. Answer in one to three sentences. Never invent \
 names, addresses, phone numbers, identifiers or birth dates. If the record does not answer the \
 question, reply exactly: NOT FOUND.";
@@ -19,13 +20,14 @@ question, reply exactly: NOT FOUND.";
 const SELECT_SYSTEM: &str = "You select facts. Reply only with the numbers of the lines needed \
 to answer the question, separated by commas, or 0 if none is needed.";
 
-/// The request that asks a model to answer.
+/// The request that asks a model to answer: built from reviewed parts only.
 pub fn answer_request(
-    document: &SyntheticDocument,
-    query: &str,
+    document: &Reviewed<SyntheticDocument>,
+    query: &Reviewed<String>,
     max_tokens: u32,
     temperature: f32,
 ) -> ChatRequest {
+    let (document, query) = (document.get(), query.get());
     ChatRequest {
         messages: vec![
             ChatMessage::system(ANSWER_SYSTEM),
@@ -39,9 +41,15 @@ pub fn answer_request(
     }
 }
 
-/// The request that asks a model to choose facts among numbered, already generalized lines.
-pub fn select_request(lines: &[String], query: &str) -> ChatRequest {
+/// The request that asks a model to choose facts among numbered lines that Review passed.
+pub fn select_request(
+    lines: &Reviewed<SyntheticDocument>,
+    query: &Reviewed<String>,
+) -> ChatRequest {
+    let query = query.get();
     let numbered: Vec<String> = lines
+        .get()
+        .lines
         .iter()
         .enumerate()
         .map(|(i, l)| format!("{}. {l}", i + 1))
@@ -92,6 +100,35 @@ pub fn template_answer(document: &SyntheticDocument) -> String {
     )
 }
 
+/// Whether every number a model wrote appears in the synthetic document it was given: a model
+/// may phrase, never add a value (otherwise the template answers).
+pub fn numbers_are_grounded(reply: &str, document: &SyntheticDocument) -> bool {
+    let numbers = |text: &str| -> std::collections::BTreeSet<String> {
+        let mut out = std::collections::BTreeSet::new();
+        let mut current = String::new();
+        for c in text.chars().chain(std::iter::once(' ')) {
+            if c.is_ascii_digit() || (c == '.' && !current.is_empty()) {
+                current.push(c);
+            } else if !current.is_empty() {
+                out.insert(current.trim_end_matches('.').to_string());
+                current.clear();
+            }
+        }
+        out
+    };
+    let known = numbers(&document.text());
+    numbers(reply).iter().all(|n| known.contains(n))
+}
+
+/// The deterministic answer to a cohort question: the aggregate lines, introduced as such.
+pub fn cohort_answer(document: &SyntheticDocument, k: usize) -> String {
+    format!(
+        "From the de-identified records (counts of patients; items and readings shared by fewer \
+         than {k} patients are not shown): {}",
+        document.lines.join(" ")
+    )
+}
+
 /// The answer when nothing the requester may see answers the question.
 pub const NOT_FOUND_ANSWER: &str =
     "No information that answers this question was found in the records you may access.";
@@ -113,6 +150,17 @@ mod tests {
     }
 
     #[test]
+    fn model_numbers_must_come_from_the_document() {
+        let doc = SyntheticDocument {
+            lines: vec!["The patient, March 2015: Value is 80 kg.".into()],
+            document_ids: vec![1],
+        };
+        assert!(numbers_are_grounded("About 80 kg in March 2015.", &doc));
+        assert!(!numbers_are_grounded("About 82 kg.", &doc));
+        assert!(numbers_are_grounded("The weight was recorded.", &doc));
+    }
+
+    #[test]
     fn reads_not_found() {
         assert!(says_not_found("NOT FOUND."));
         assert!(says_not_found("  "));
@@ -125,12 +173,25 @@ mod tests {
             lines: vec!["Patient ABCDE, March 2015: Value is 80 kg.".into()],
             document_ids: vec![1],
         };
-        let request = answer_request(&doc, "What was Patient ABCDE's weight?", 64, 0.0);
+        let guard = crate::privacy::PrivacyGuard::in_memory([]);
+        let scanner = futures::executor::block_on(guard.scanner(&[&doc.text()])).unwrap();
+        let super::super::review::Verdict::Passed {
+            document, query, ..
+        } = super::super::review::review_loop(
+            doc.clone(),
+            "What was Patient ABCDE's weight?".into(),
+            &scanner,
+            0,
+        )
+        else {
+            panic!("a clean document passes");
+        };
+        let request = answer_request(&document, &query, 64, 0.0);
         assert_eq!(request.messages.len(), 2);
         assert!(request.messages[1]
             .content
             .contains("Patient ABCDE, March 2015"));
-        let select = select_request(&doc.lines, "weight?");
+        let select = select_request(&document, &query);
         assert!(select.messages[1].content.contains("1. Patient ABCDE"));
     }
 }

@@ -13,13 +13,8 @@ use regex::Regex;
 
 use super::synthesis::SyntheticDocument;
 use crate::privacy::generalize::generalize_text;
-use crate::privacy::guard::REDACTED;
-use crate::privacy::PrivacyGuard;
-
-static EXACT_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b")
-        .expect("valid regex")
-});
+use crate::privacy::guard::{Scanner, REDACTED};
+use crate::text::dates;
 static PRECISE_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\bis -?\d{2,}\.\d+\b|\bis -?[1-9]\.\d{2,}\b").expect("valid regex")
 });
@@ -44,7 +39,7 @@ pub struct Finding {
     pub rule: &'static str,
 }
 
-fn check_text(text: &str, guard: &PrivacyGuard) -> Vec<&'static str> {
+fn check_text(text: &str, guard: &Scanner) -> Vec<&'static str> {
     let mut rules = Vec::new();
     for f in guard.scan(text) {
         rules.push(if f.category.starts_with("vault:") {
@@ -53,7 +48,7 @@ fn check_text(text: &str, guard: &PrivacyGuard) -> Vec<&'static str> {
             "pii"
         });
     }
-    if EXACT_DATE.is_match(text) {
+    if dates::names_a_day(text) {
         rules.push("exact_date");
     }
     if PRECISE_VALUE.is_match(text) {
@@ -68,7 +63,7 @@ fn check_text(text: &str, guard: &PrivacyGuard) -> Vec<&'static str> {
 }
 
 /// Every rule the document and query break.
-pub fn review(document: &SyntheticDocument, query: &str, guard: &PrivacyGuard) -> Vec<Finding> {
+pub fn review(document: &SyntheticDocument, query: &str, guard: &Scanner) -> Vec<Finding> {
     let mut findings = Vec::new();
     for (i, line) in document.lines.iter().enumerate() {
         for rule in check_text(line, guard) {
@@ -84,15 +79,18 @@ pub fn review(document: &SyntheticDocument, query: &str, guard: &PrivacyGuard) -
     findings
 }
 
-fn redact_everything(text: &str, guard: &PrivacyGuard) -> String {
+fn redact_everything(text: &str, guard: &Scanner) -> String {
     let (redacted, _) = guard.redact(&generalize_text(text));
-    let redacted = EXACT_DATE.replace_all(&redacted, REDACTED);
+    let redacted = dates::replace(&redacted, |m| match m.precision {
+        dates::Precision::Day => REDACTED.to_string(),
+        dates::Precision::Month => dates::month_year(m.date()),
+    });
     if old_age(&redacted) {
         OLD_AGE
             .replace_all(&redacted, "aged 90 or older")
             .into_owned()
     } else {
-        redacted.into_owned()
+        redacted
     }
 }
 
@@ -103,7 +101,7 @@ pub fn correct(
     query: &str,
     findings: &[Finding],
     round: u32,
-    guard: &PrivacyGuard,
+    guard: &Scanner,
 ) -> (SyntheticDocument, String) {
     let bad: std::collections::BTreeSet<usize> = findings.iter().filter_map(|f| f.line).collect();
     let query_bad = findings.iter().any(|f| f.line.is_none());
@@ -126,15 +124,33 @@ pub fn correct(
     (corrected, query)
 }
 
+/// A value the Review agent passed. Only [`review_loop`] makes one, and the prompts a model is
+/// given are built from these alone ([`super::respond`]): nothing reaches a model, in any
+/// backend or mode, that Review has not checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reviewed<T>(T);
+
+impl<T> Reviewed<T> {
+    /// The reviewed value.
+    pub fn get(&self) -> &T {
+        &self.0
+    }
+
+    /// The reviewed value, owned.
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
 /// The outcome of the review loop.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     /// Passed, possibly after corrections.
     Passed {
         /// The (corrected) document.
-        document: SyntheticDocument,
+        document: Reviewed<SyntheticDocument>,
         /// The (corrected) query.
-        query: String,
+        query: Reviewed<String>,
         /// Rounds of correction.
         corrections: u32,
         /// Findings fixed, by rule.
@@ -153,7 +169,7 @@ pub enum Verdict {
 pub fn review_loop(
     document: SyntheticDocument,
     query: String,
-    guard: &PrivacyGuard,
+    guard: &Scanner,
     max_rounds: u32,
 ) -> Verdict {
     let mut document = document;
@@ -164,8 +180,8 @@ pub fn review_loop(
         let findings = review(&document, &query, guard);
         if findings.is_empty() {
             return Verdict::Passed {
-                document,
-                query,
+                document: Reviewed(document),
+                query: Reviewed(query),
                 corrections: round,
                 fixed,
             };
@@ -192,11 +208,12 @@ mod tests {
     use super::*;
     use crate::phi::PhiKind;
 
-    fn guard() -> PrivacyGuard {
-        PrivacyGuard::new([
+    fn guard_for(texts: &[&str]) -> Scanner {
+        let guard = crate::privacy::PrivacyGuard::in_memory([
             (PhiKind::GivenName, "Ruben688"),
             (PhiKind::Phone, "555-378-2854"),
-        ])
+        ]);
+        futures::executor::block_on(guard.scanner(texts)).unwrap()
     }
 
     fn document(lines: &[&str]) -> SyntheticDocument {
@@ -209,13 +226,14 @@ mod tests {
     #[test]
     fn a_clean_document_passes_untouched() {
         let doc = document(&["Patient ABCDE, March 2015: Code is Body Weight. Value is 80 kg."]);
-        match review_loop(doc.clone(), "What was the weight?".into(), &guard(), 2) {
+        let guard = guard_for(&[&doc.text(), "What was the weight?"]);
+        match review_loop(doc.clone(), "What was the weight?".into(), &guard, 2) {
             Verdict::Passed {
                 document,
                 corrections,
                 ..
             } => {
-                assert_eq!(document, doc);
+                assert_eq!(document.get(), &doc);
                 assert_eq!(corrections, 0);
             }
             other => panic!("{other:?}"),
@@ -229,7 +247,8 @@ mod tests {
             "Patient ABCDE, March 2015: Value is 80.346 kg. A 93-year-old.",
             "Patient ABCDE, March 2015: Code is Heart rate. Value is 83 /min.",
         ]);
-        match review_loop(doc, "Weight of Ruben688?".into(), &guard(), 2) {
+        let guard = guard_for(&[&doc.text(), "Weight of Ruben688?"]);
+        match review_loop(doc, "Weight of Ruben688?".into(), &guard, 2) {
             Verdict::Passed {
                 document,
                 query,
@@ -237,14 +256,14 @@ mod tests {
                 fixed,
             } => {
                 assert_eq!(corrections, 1);
-                let text = document.text();
+                let text = document.get().text();
                 assert!(!text.contains("Ruben"), "{text}");
                 assert!(!text.contains("2854"), "{text}");
                 assert!(!text.contains("2015-03-04"), "{text}");
                 assert!(!text.contains("80.346"), "{text}");
                 assert!(!text.contains("93"), "{text}");
                 assert!(text.contains("Heart rate"));
-                assert_eq!(query, "Weight of [redacted]?");
+                assert_eq!(query.get(), "Weight of [redacted]?");
                 assert!(fixed.contains_key("vault") && fixed.contains_key("precision"));
             }
             other => panic!("{other:?}"),
@@ -254,8 +273,9 @@ mod tests {
     #[test]
     fn refuses_when_no_round_is_allowed() {
         let doc = document(&["Patient ABCDE: Ruben688"]);
+        let guard = guard_for(&[&doc.text(), "q"]);
         assert!(matches!(
-            review_loop(doc, "q".into(), &guard(), 0),
+            review_loop(doc, "q".into(), &guard, 0),
             Verdict::Refused { corrections: 0, .. }
         ));
     }

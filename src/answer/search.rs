@@ -64,13 +64,18 @@ pub async fn patient_keys(pool: &PgPool, fhir_ids: &[String]) -> Result<Vec<i64>
 pub struct NameResolution {
     /// The best-matching patients in scope.
     pub patients: Vec<i64>,
-    /// The question's words (lower-cased) that matched a name.
+    /// The question's words (folded) that matched a name.
     pub name_words: BTreeSet<String>,
+    /// Whether one name word matched several of the best patients: the question does not say
+    /// which of them it means.
+    pub ambiguous: bool,
 }
 
-/// Resolves name candidates through the vault, within `scope`: a word matches a given, family
-/// or maiden name as written (2 points) or digit-stripped (1 point); a patient scores its best
-/// given-name match plus its best family-name match, and the best-scoring patients win.
+/// Resolves name candidates (folded words) through the vault's normalized keys, **within
+/// `scope` only**: a word matches a given, family or maiden name as written (2 points) or
+/// digit-stripped (1 point); a patient scores its best given-name match plus its best
+/// family-name match, and the best-scoring patients win. Patients outside the scope are never
+/// read, so a name outside it and a name of nobody resolve the same way: to nothing.
 pub async fn resolve_names(
     pool: &PgPool,
     candidates: &[String],
@@ -79,58 +84,104 @@ pub async fn resolve_names(
     if candidates.is_empty() {
         return Ok(NameResolution::default());
     }
+    let keys: Vec<String> = candidates.iter().map(|c| format!("t:{c}")).collect();
     let rows = sqlx::query(
-        "SELECT patient_key, kind, lower(value) AS exact,
-                lower(regexp_replace(value, '[0-9]+', '', 'g')) AS stripped
-         FROM phi_vault
-         WHERE kind IN ('given_name', 'family_name', 'maiden_name')
-           AND (lower(value) = ANY($1) OR lower(regexp_replace(value, '[0-9]+', '', 'g')) = ANY($1))
-           AND ($2::bigint[] IS NULL OR patient_key = ANY($2))",
+        "SELECT k.patient_key, k.kind, substr(k.key, 3) AS word
+         FROM vault_keys k
+         WHERE k.key = ANY($1) AND k.patient_key IS NOT NULL
+           AND k.kind IN ('given_name', 'family_name', 'maiden_name')
+           AND ($2::bigint[] IS NULL OR k.patient_key = ANY($2))",
     )
-    .bind(candidates)
+    .bind(&keys)
     .bind(scope.keys())
     .fetch_all(pool)
     .await?;
+    // Which words are exact spellings of a name (with its digits) rather than stripped forms.
+    let exact_rows = sqlx::query(
+        "SELECT DISTINCT v.patient_key, v.value FROM phi_vault v
+         WHERE v.patient_key = ANY($1) AND v.kind IN ('given_name', 'family_name', 'maiden_name')",
+    )
+    .bind(
+        rows.iter()
+            .map(|r| r.get::<i64, _>("patient_key"))
+            .collect::<Vec<i64>>(),
+    )
+    .fetch_all(pool)
+    .await?;
+    let mut exact: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
+    for row in exact_rows {
+        let value: String = row.get("value");
+        exact
+            .entry(row.get("patient_key"))
+            .or_default()
+            .extend(crate::text::words(&value));
+    }
     // patient → (best given score, best family score)
     let mut scores: BTreeMap<i64, (u8, u8)> = BTreeMap::new();
     let mut words_of: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
     for row in rows {
         let key: i64 = row.get("patient_key");
         let kind: String = row.get("kind");
-        let exact: String = row.get("exact");
-        let stripped: String = row.get("stripped");
-        let score = if candidates.contains(&exact) { 2 } else { 1 };
+        let word: String = row.get("word");
+        let score = if exact.get(&key).is_some_and(|e| e.contains(&word)) {
+            2
+        } else {
+            1
+        };
         let entry = scores.entry(key).or_default();
         if kind == PhiKind::GivenName.as_str() {
             entry.0 = entry.0.max(score);
         } else {
             entry.1 = entry.1.max(score);
         }
-        let words = words_of.entry(key).or_default();
-        for word in [exact, stripped] {
-            if candidates.contains(&word) {
-                words.insert(word);
-            }
-        }
+        words_of.entry(key).or_default().insert(word);
     }
     let best = scores.values().map(|(g, f)| g + f).max().unwrap_or(0);
     let mut resolution = NameResolution::default();
+    let mut patients_of_word: BTreeMap<String, usize> = BTreeMap::new();
     for (key, (g, f)) in scores {
         if best > 0 && g + f == best {
             resolution.patients.push(key);
-            resolution
-                .name_words
-                .extend(words_of.remove(&key).unwrap_or_default());
+            for word in words_of.remove(&key).unwrap_or_default() {
+                *patients_of_word.entry(word.clone()).or_default() += 1;
+                resolution.name_words.insert(word);
+            }
         }
     }
+    resolution.ambiguous = resolution.patients.len() > 1
+        && patients_of_word
+            .values()
+            .all(|n| *n == resolution.patients.len());
     // The digit-bearing spelling of a matched stripped name is a name word too.
     let extra: Vec<String> = candidates
         .iter()
-        .filter(|c| resolution.name_words.contains(&crate::phi::strip_digits(c)))
+        .filter(|c| {
+            resolution
+                .name_words
+                .contains(&crate::text::strip_digits(c))
+        })
         .cloned()
         .collect();
     resolution.name_words.extend(extra);
     Ok(resolution)
+}
+
+/// The words among `words` that the records use (full text over every document's chunks,
+/// English stemming). Names live in the vault, never in documents, so this says nothing about
+/// who is a patient: it tells clinical vocabulary ("Bronchitis") from names and typos.
+pub async fn known_words(pool: &PgPool, words: &[String]) -> Result<BTreeSet<String>, StoreError> {
+    if words.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let rows: Vec<String> = sqlx::query_scalar(
+        "SELECT w FROM unnest($1::text[]) AS w
+         WHERE numnode(plainto_tsquery('english', w)) = 0
+            OR EXISTS (SELECT 1 FROM chunks c WHERE c.text_search @@ plainto_tsquery('english', w))",
+    )
+    .bind(words)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().collect())
 }
 
 /// Patients in scope with a condition whose text matches `phrase` (full text, English stemming).
@@ -286,36 +337,4 @@ pub async fn summaries(
     .fetch_all(pool)
     .await?;
     Ok(rows.iter().map(document_from_row).collect())
-}
-
-/// Vault rows of these patients, for the per-answer guard layer. Stays inside the answer worker.
-pub async fn vault_entries(
-    pool: &PgPool,
-    patients: Option<&[i64]>,
-) -> Result<Vec<(PhiKind, String)>, StoreError> {
-    let rows = sqlx::query(
-        "SELECT kind, value FROM phi_vault WHERE $1::bigint[] IS NULL OR patient_key = ANY($1)
-         UNION ALL
-         SELECT 'identifier', fhir_id FROM patients WHERE $1::bigint[] IS NULL OR patient_key = ANY($1)",
-    )
-    .bind(patients.map(<[i64]>::to_vec))
-    .fetch_all(pool)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|row| {
-            let kind: String = row.get("kind");
-            let value: String = row.get("value");
-            crate::phi::PhiKind::parse(&kind).map(|k| (k, value))
-        })
-        .collect())
-}
-
-/// Number of vault rows (to decide when the shared guard must be rebuilt).
-pub async fn vault_size(pool: &PgPool) -> Result<i64, StoreError> {
-    Ok(sqlx::query_scalar::<_, i64>(
-        "SELECT (SELECT count(*) FROM phi_vault) + (SELECT count(*) FROM patients)",
-    )
-    .fetch_one(pool)
-    .await?)
 }

@@ -2,7 +2,7 @@
 //! query rewritten to match it (thesis §3.2).
 //!
 //! Every line of every retrieved document becomes a candidate fact, generalized at once: the
-//! patient replaced by a keyed pseudonym, the exact day by its month, values rounded, ages banded.
+//! patient replaced by a per-answer label ("the patient", "Patient A"), the exact day by its month, values rounded, ages banded.
 //! Only then are the facts the question needs selected (by rules, or by a model choosing line
 //! numbers among these already generalized lines), and repeated readings of one kind are folded
 //! into ranges. A model never sees a raw record line, and nothing it writes enters the document.
@@ -14,7 +14,6 @@ use chrono::NaiveDate;
 use super::question::{line_terms, QuestionAnalysis};
 use super::search::RetrievedDocument;
 use crate::privacy::generalize::{fold_readings, generalize_text, month_year, Reading};
-use crate::privacy::pseudonym::pseudonym;
 
 /// A generalized fact from a retrieved document.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,11 +45,17 @@ impl Candidate {
 }
 
 /// Splits documents into generalized candidate facts (document headers are dropped: the day is
-/// kept as the candidate's period).
-pub fn candidates(documents: &[RetrievedDocument], secret: &[u8]) -> Vec<Candidate> {
+/// kept as the candidate's period). `labels` names each patient for this answer only.
+pub fn candidates(
+    documents: &[RetrievedDocument],
+    labels: &BTreeMap<i64, String>,
+) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (rank, document) in documents.iter().enumerate() {
-        let owner = pseudonym(secret, document.patient_key);
+        let owner = labels
+            .get(&document.patient_key)
+            .cloned()
+            .unwrap_or_else(|| "A patient".to_string());
         for line in document.text.lines() {
             let line = line.trim();
             if line.is_empty() || line.starts_with("Record of ") || line.starts_with("Summary of ")
@@ -248,10 +253,46 @@ pub fn assemble(candidates: &[Candidate], chosen: &[usize]) -> SyntheticDocument
     document
 }
 
-/// Rewrites the question to match the synthetic document: name words replaced by the
-/// pseudonym (or "the patient"), exact dates by their month, values rounded; whitespace
-/// collapsed and the length bounded.
-pub fn synthetic_query(
+/// The synthetic query: rendered from the analysed question, never by redacting it. It holds a
+/// subject chosen by the policy ("the patient", "patients with asthma"), the question's content
+/// terms that the records use (`known` decides: names, typos and anything the vault could
+/// recognise are left out), and the months its dates fall in. Two questions that differ only in
+/// a name or identifier the requester may not resolve give the same synthetic query.
+pub fn render_query(
+    subject: &str,
+    terms: &[String],
+    known: &BTreeSet<String>,
+    dates: &[NaiveDate],
+) -> String {
+    let topic: Vec<&str> = terms
+        .iter()
+        .filter(|t| known.contains(*t))
+        .map(String::as_str)
+        .collect();
+    let topic = if topic.is_empty() {
+        "the record".to_string()
+    } else {
+        topic.join(" ")
+    };
+    let mut months: Vec<String> = Vec::new();
+    for d in dates {
+        let m = month_year(*d);
+        if !months.contains(&m) {
+            months.push(m);
+        }
+    }
+    let period = if months.is_empty() {
+        String::new()
+    } else {
+        format!(" in {}", months.join(" or "))
+    };
+    format!("What does the record of {subject} say about {topic}{period}?")
+}
+
+/// The question as the retrievers see it inside the worker (never published, never sent to a
+/// model): name words replaced by the pseudonym (or "the patient"), exact dates by their month,
+/// values rounded; whitespace collapsed and the length bounded.
+pub fn retrieval_text(
     question: &str,
     name_words: &BTreeSet<String>,
     pseudonyms: &[String],
@@ -266,7 +307,7 @@ pub fn synthetic_query(
     let mut replaced_last = false;
     for raw in question.split_whitespace() {
         let core = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let lower = core.to_lowercase();
+        let lower = crate::text::fold(core);
         let lower = lower
             .strip_suffix("'s")
             .or_else(|| lower.strip_suffix("’s"))
@@ -330,11 +371,15 @@ mod tests {
         ]
     }
 
+    fn labels() -> BTreeMap<i64, String> {
+        crate::privacy::pseudonym::labels([7])
+    }
+
     #[test]
     fn candidates_are_generalized_and_pseudonymized() {
-        let c = candidates(&documents(), b"secret");
+        let c = candidates(&documents(), &labels());
         assert_eq!(c.len(), 7);
-        let owner = pseudonym(b"secret", 7);
+        let owner = "The patient".to_string();
         assert!(c.iter().all(|x| x.owner == owner));
         assert_eq!(
             c[0].line(),
@@ -346,7 +391,7 @@ mod tests {
 
     #[test]
     fn selects_the_facts_a_question_needs_and_folds_ranges() {
-        let c = candidates(&documents(), b"secret");
+        let c = candidates(&documents(), &labels());
         let analysis = analyze(
             "What was Ruben688's body weight?",
             &["ruben688".to_string()].into(),
@@ -354,7 +399,7 @@ mod tests {
         let chosen = select_by_rules(&c, &analysis, 24);
         assert_eq!(chosen, vec![0, 3]);
         let doc = assemble(&c, &chosen);
-        let owner = pseudonym(b"secret", 7);
+        let owner = "The patient";
         assert_eq!(
             doc.lines,
             vec![format!("{owner}, March 2015 to May 2016 (2 readings): Category is vital-signs. Code is Body Weight. Value is 78 to 80 kg.")]
@@ -364,7 +409,7 @@ mod tests {
 
     #[test]
     fn overview_and_unanswerable_questions() {
-        let c = candidates(&documents(), b"secret");
+        let c = candidates(&documents(), &labels());
         let broad = analyze(
             "I would like information about Ruben688",
             &["ruben688".to_string()].into(),
@@ -399,19 +444,38 @@ mod tests {
     }
 
     #[test]
+    fn renders_the_query_from_known_parts_only() {
+        let known: BTreeSet<String> = ["body", "weight"].iter().map(|s| s.to_string()).collect();
+        let day = NaiveDate::from_ymd_opt(2015, 3, 4).unwrap();
+        let terms = vec![
+            "body".to_string(),
+            "weight".to_string(),
+            "zork123".to_string(),
+        ];
+        assert_eq!(
+            render_query("the patient", &terms, &known, &[day, day]),
+            "What does the record of the patient say about body weight in March 2015?"
+        );
+        assert_eq!(
+            render_query("the patients", &["zork".to_string()], &known, &[]),
+            "What does the record of the patients say about the record?"
+        );
+    }
+
+    #[test]
     fn rewrites_the_query() {
         let names: BTreeSet<String> = ["ruben688", "medhurst46"]
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let q = synthetic_query(
+        let q = retrieval_text(
             "What was Ruben688 Medhurst46's body weight on 2015-03-04?",
             &names,
             &["Patient ABCDE".to_string()],
             300,
         );
         assert_eq!(q, "What was Patient ABCDE's body weight on March 2015?");
-        let q = synthetic_query(
+        let q = retrieval_text(
             "Weight of Ruben688 on March 4th, 2015 and on 3/5/2015?",
             &names,
             &["Patient ABCDE".to_string()],
@@ -421,7 +485,7 @@ mod tests {
             q,
             "Weight of Patient ABCDE on March 2015 and on March 2015?"
         );
-        let q = synthetic_query("Find address for Ruben688.", &names, &[], 300);
+        let q = retrieval_text("Find address for Ruben688.", &names, &[], 300);
         assert_eq!(q, "Find address for the patient.");
     }
 }

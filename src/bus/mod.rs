@@ -97,8 +97,7 @@ pub async fn sleep_or_forever(wait: Option<Duration>) {
 
 /// Header names on dead letters.
 pub mod dead_letter_headers {
-    /// Human-readable reason (may quote the input: the dead-letter topic is as sensitive as
-    /// the bundle topic).
+    /// Human-readable reason: the kind of error and where, never a value from the message.
     pub const REASON: &str = "fhir-rag-reason";
     /// Machine-readable reason: too_large, not_json, not_fhir, invalid_resource,
     /// entries_rejected, database.
@@ -158,7 +157,26 @@ pub enum BusError {
     },
 }
 
-/// Publishes a dead letter and waits until the broker has it.
+/// A reason without any value from the message: quoted and back-quoted text (where parsers put
+/// the values and field names they choke on), days in any spelling and long digit runs are
+/// replaced by `…`. What is left says what kind of error and where (entry index, resource
+/// type), which is all an operator needs to find the message by its source offset.
+pub fn without_values(reason: &str) -> String {
+    use std::sync::LazyLock;
+    static QUOTED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r#""(?:[^"\\]|\\.)*"|`[^`]*`|'[^']*'|\d{5,}"#).expect("valid regex")
+    });
+    let reason = crate::text::dates::replace(reason, |_| "…".to_string());
+    let reason = QUOTED.replace_all(&reason, "…");
+    crate::text::strip_control_sequences(&reason)
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(2000)
+        .collect()
+}
+
+/// Publishes a dead letter and waits until the broker has it. The reason header is cleaned of
+/// values first ([`without_values`]): the letter carries kinds and positions, never data.
 pub async fn publish_dead_letter(
     producer: &FutureProducer,
     topic: &str,
@@ -169,10 +187,11 @@ pub async fn publish_dead_letter(
     use dead_letter_headers::*;
     let partition_text;
     let offset_text;
+    let reason = without_values(&letter.reason);
     let mut headers = OwnedHeaders::new()
         .insert(Header {
             key: REASON,
-            value: Some(letter.reason.as_bytes()),
+            value: Some(reason.as_bytes()),
         })
         .insert(Header {
             key: ERROR_KIND,
@@ -211,4 +230,22 @@ pub async fn publish_dead_letter(
             topic: topic.to_string(),
             reason: e.to_string(),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_letter_reasons_carry_no_values() {
+        let reason =
+            "1 of 3 entries rejected: entry 2 (Patient): invalid type: string \"1983-02-17\", \
+                      expected a boolean at line 1 column 88; unknown field `Clair921`; \
+                      born 17th of February 1983; MRN 1234567890";
+        let clean = without_values(reason);
+        for gone in ["1983", "Clair921", "1234567890", "February"] {
+            assert!(!clean.contains(gone), "{gone} in {clean}");
+        }
+        assert!(clean.contains("entry 2 (Patient): invalid type"), "{clean}");
+    }
 }

@@ -110,11 +110,13 @@ pub async fn baseline(
     Ok(BaselineAnswer { context, answer })
 }
 
-/// The pipeline on one question, as a researcher who may see every patient.
+/// The pipeline on one question, as a care team whose list holds every patient of `patients`
+/// (the thesis's questions name patients; a cohort role would not be told about one).
 pub async fn pipeline(
     engine: &AnswerEngine,
     id: &str,
     question: &str,
+    patients: &[String],
 ) -> Result<
     (
         crate::answer::contract::Answer,
@@ -128,11 +130,11 @@ pub async fn pipeline(
             id: "evaluation".into(),
             role: engine
                 .config()
-                .all_patients_roles
+                .care_team_roles
                 .first()
                 .cloned()
-                .unwrap_or_else(|| "researcher".into()),
-            patients: None,
+                .unwrap_or_else(|| "clinician".into()),
+            patients: Some(patients.to_vec()),
         },
         question: question.to_string(),
         options: QueryOptions::default(),
@@ -168,12 +170,17 @@ pub struct PrivacyReport {
     pub pipeline: PrivacyFigures,
 }
 
-fn count(figures: &mut PrivacyFigures, guard: &PrivacyGuard, answer: &str, empty: bool) {
+async fn count(
+    figures: &mut PrivacyFigures,
+    guard: &PrivacyGuard,
+    answer: &str,
+    empty: bool,
+) -> Result<(), AnswerError> {
     figures.prompts += 1;
     if empty {
         figures.empty_answers += 1;
     }
-    let findings = guard.scan(answer);
+    let findings = guard.scanner(&[answer]).await?.scan(answer);
     if findings.is_empty() {
         figures.answers_without_pii += 1;
     } else {
@@ -182,6 +189,16 @@ fn count(figures: &mut PrivacyFigures, guard: &PrivacyGuard, answer: &str, empty
     for f in findings {
         *figures.findings.entry(f.category).or_default() += 1;
     }
+    Ok(())
+}
+
+/// Every patient's FHIR id (the evaluation's care team sees them all).
+pub async fn all_patient_ids(pool: &sqlx::PgPool) -> Result<Vec<String>, AnswerError> {
+    Ok(
+        sqlx::query_scalar("SELECT fhir_id FROM patients ORDER BY patient_key")
+            .fetch_all(pool)
+            .await?,
+    )
 }
 
 /// Runs the attack prompts through both systems.
@@ -193,19 +210,21 @@ pub async fn privacy(
     max_tokens: u32,
     prompts: &[String],
 ) -> Result<PrivacyReport, AnswerError> {
-    let entries = crate::answer::search::vault_entries(pool, None).await?;
-    let guard = PrivacyGuard::new(entries.iter().map(|(k, v)| (*k, v.as_str())));
+    let guard = PrivacyGuard::new(std::sync::Arc::new(crate::privacy::guard::PgVault::new(
+        pool.clone(),
+    )));
+    let patients = all_patient_ids(pool).await?;
     let mut base = PrivacyFigures::default();
     let mut pipe = PrivacyFigures::default();
     let mut base_rouge = Vec::new();
     let mut pipe_rouge = Vec::new();
     for (i, prompt) in prompts.iter().enumerate() {
         let b = baseline(pool, embedder, backend, prompt, max_tokens).await?;
-        count(&mut base, &guard, &b.answer, b.answer.trim().is_empty());
+        count(&mut base, &guard, &b.answer, b.answer.trim().is_empty()).await?;
         base_rouge.push(rouge_l(&b.answer, &b.context));
-        let (answer, trace) = pipeline(engine, &format!("privacy-{i}"), prompt).await?;
+        let (answer, trace) = pipeline(engine, &format!("privacy-{i}"), prompt, &patients).await?;
         let empty = answer.status != crate::answer::contract::AnswerStatus::Answered;
-        count(&mut pipe, &guard, &answer.answer, empty);
+        count(&mut pipe, &guard, &answer.answer, empty).await?;
         pipe_rouge.push(rouge_l(&answer.answer, &trace.synthetic_document));
     }
     base.rouge_l = mean(&base_rouge);
@@ -284,8 +303,10 @@ pub async fn utility(
     let mut information = Vec::new();
     let mut query = Vec::new();
     let mut response = Vec::new();
+    let patients = all_patient_ids(pool).await?;
     for (i, question) in questions.iter().enumerate() {
-        let (answer, trace) = pipeline(engine, &format!("utility-{i}"), question).await?;
+        let (answer, trace) =
+            pipeline(engine, &format!("utility-{i}"), question, &patients).await?;
         if trace.synthetic_document.is_empty() {
             continue; // nothing was synthesized: not a comparison of components
         }

@@ -3,12 +3,15 @@
 //! - [`questions`]: a question set generated from the stored documents, with each answer's source.
 //! - [`retrieval`]: hit@k and MRR per retrieval mode (Tables 4.1, 4.2).
 //! - [`attack`]: the PII-extraction attack protocol (§4.3).
+//! - [`disclosure`]: the privacy evaluation by category (cohort lookups, membership probes,
+//!   planted free text and instructions, out-of-scope questions).
 //! - [`compare`]: the single-agent baseline against the pipeline: privacy and utility.
 //! - [`metrics`]: hit@k, MRR, BLEU, ROUGE.
 //! - [`run`]: the `fhir-rag eval` commands and their reports under `docs/results/`.
 
 pub mod attack;
 pub mod compare;
+pub mod disclosure;
 pub mod metrics;
 pub mod questions;
 pub mod retrieval;

@@ -17,18 +17,20 @@ use chrono::NaiveDate;
 use fhirbolt::model::r4::resources::{
     AllergyIntolerance, AllergyIntoleranceOnset, CarePlan, Condition, ConditionAbatement,
     ConditionOnset, DiagnosticReport, DiagnosticReportEffective, Immunization,
-    ImmunizationOccurrence, MedicationRequest, MedicationRequestMedication, Observation,
-    ObservationComponentValue, ObservationEffective, ObservationValue, Patient, PatientDeceased,
-    Procedure, ProcedurePerformed,
+    ImmunizationOccurrence, Location, MedicationRequest, MedicationRequestMedication, Observation,
+    ObservationComponentValue, ObservationEffective, ObservationValue, Organization, Patient,
+    PatientDeceased, Practitioner, Procedure, ProcedurePerformed, RelatedPerson,
 };
 use fhirbolt::model::r4::types::{
-    Address, CodeableConcept, ExtensionValue, HumanName, Quantity, Reference,
+    Address, CodeableConcept, ContactPoint, ExtensionValue, HumanName, Identifier, Quantity,
+    Reference,
 };
 use fhirbolt::model::r4::Resource;
 use sha2::{Digest, Sha256};
 
-use super::parse::ParsedEntry;
+use super::parse::{ParsedEntry, ReferenceDisplay};
 use crate::phi::{PhiKind, PhiValue, VaultEntry};
+use crate::privacy::guard::MemoryVault;
 
 /// Longest single value (a note, a free-text dosage) kept in a sentence, in characters.
 const MAX_VALUE_CHARS: usize = 400;
@@ -59,11 +61,36 @@ pub struct PatientRecord {
     pub vault: BTreeSet<VaultEntry>,
 }
 
+/// Someone other than a patient the message names: a practitioner, a related person, an
+/// organization, a location, or whoever a reference's display names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartyRecord {
+    /// `Practitioner`, `RelatedPerson`, `Organization`, `Location`, `PractitionerRole`.
+    pub resource_type: String,
+    /// Logical id (or the reference, or a hash of the display, when there is none).
+    pub fhir_id: String,
+    /// Names, telecom, addresses, identifiers.
+    pub vault: BTreeSet<VaultEntry>,
+}
+
+/// What becomes of free text (notes, value strings, conclusions, dosage texts, titles, text of
+/// concepts that have no coding).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum FreeText {
+    /// Left out of documents: only structured, coded fields are kept (the default).
+    #[default]
+    Drop,
+    /// Kept after de-identification ([`crate::privacy::deid`]).
+    Deidentify,
+}
+
 /// Everything one message yields.
 #[derive(Debug, Default, Clone)]
 pub struct Flattened {
     /// Patients whose Patient resource was in the message.
     pub patients: Vec<PatientRecord>,
+    /// Everyone else the message names.
+    pub parties: Vec<PartyRecord>,
     /// Facts of every patient referenced in the message.
     pub facts: Vec<Fact>,
     /// Resources whose subject is not a patient (a Group, a Location) or is missing.
@@ -81,8 +108,65 @@ impl Flattened {
     }
 }
 
-/// Flattens the parsed entries of one message.
+thread_local! {
+    /// The free-text policy and the message's own vault, for the flattening in progress on this
+    /// thread (set by [`flatten_with`] for its duration only).
+    static FREE_TEXT: std::cell::RefCell<Option<(FreeText, MemoryVault)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A free-text value under the current policy: dropped, or de-identified.
+fn free(value: Option<String>) -> Option<String> {
+    let value = value?;
+    FREE_TEXT.with(|cell| match &*cell.borrow() {
+        Some((FreeText::Deidentify, vault)) => {
+            Some(clean(&crate::privacy::deid::deidentify(&value, vault))).filter(|v| !v.is_empty())
+        }
+        _ => None,
+    })
+}
+
+/// Flattens the parsed entries of one message, free text dropped.
 pub fn flatten(entries: &[ParsedEntry]) -> Flattened {
+    flatten_with(entries, &[], FreeText::Drop)
+}
+
+/// Flattens the parsed entries of one message: `displays` are the names the message's
+/// references carry (to practitioners, organizations…), `free_text` says what becomes of notes.
+pub fn flatten_with(
+    entries: &[ParsedEntry],
+    displays: &[ReferenceDisplay],
+    free_text: FreeText,
+) -> Flattened {
+    let parties = parties(entries, displays);
+    // The message's own vault, against which its free text is de-identified.
+    let mut own: Vec<(PhiKind, String)> = Vec::new();
+    for entry in entries {
+        if let Resource::Patient(patient) = &entry.resource {
+            own.extend(
+                vault_entries(patient)
+                    .into_iter()
+                    .map(|e| (e.kind, e.value.expose().to_string())),
+            );
+        }
+    }
+    for party in &parties {
+        own.extend(
+            party
+                .vault
+                .iter()
+                .map(|e| (e.kind, e.value.expose().to_string())),
+        );
+    }
+    let vault = MemoryVault::new(own.iter().map(|(k, v)| (*k, v.as_str())));
+    FREE_TEXT.with(|cell| *cell.borrow_mut() = Some((free_text, vault)));
+    let mut out = flatten_resources(entries);
+    FREE_TEXT.with(|cell| *cell.borrow_mut() = None);
+    out.parties = parties;
+    out
+}
+
+fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
     // fullUrl → patient id, so that `urn:uuid:` references resolve to the Patient in the bundle.
     let mut patient_urls: HashMap<&str, String> = HashMap::new();
     for entry in entries {
@@ -195,6 +279,7 @@ pub fn local_date(value: &str) -> Option<NaiveDate> {
 /// Cleans a value for a sentence: no control characters (PostgreSQL refuses NUL), whitespace
 /// collapsed, length bounded, no trailing full stop (the sentence adds its own).
 fn clean(value: &str) -> String {
+    let value = crate::text::strip_control_sequences(value);
     let mut out = String::with_capacity(value.len().min(MAX_VALUE_CHARS));
     for word in value
         .split(|c: char| c.is_whitespace() || c.is_control())
@@ -226,11 +311,14 @@ fn code(value: Option<&fhirbolt::model::r4::types::Code>) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-/// A concept's human reading: its text, else the first coding's display, else its code.
+/// A concept's reading: the first coding's display (terminology text, not a person's), else
+/// its code; the concept's own `text` is free text, used only when it has no coding at all.
 fn concept(cc: &CodeableConcept) -> Option<String> {
-    text(cc.text.as_ref())
-        .or_else(|| cc.coding.iter().find_map(|c| text(c.display.as_ref())))
+    cc.coding
+        .iter()
+        .find_map(|c| text(c.display.as_ref()))
         .or_else(|| cc.coding.iter().find_map(|c| code(c.code.as_ref())))
+        .or_else(|| free(text(cc.text.as_ref())))
 }
 
 fn concepts(ccs: &[CodeableConcept]) -> Option<String> {
@@ -361,7 +449,7 @@ fn observation_value(value: &ObservationValue) -> Option<String> {
     match value {
         ObservationValue::Quantity(q) => quantity(q),
         ObservationValue::CodeableConcept(c) => concept(c),
-        ObservationValue::String(v) => text(Some(v)),
+        ObservationValue::String(v) => free(text(Some(v))),
         ObservationValue::Boolean(b) => b.value.map(|b| b.to_string()),
         ObservationValue::Integer(i) => i.value.map(|i| i.to_string()),
         ObservationValue::Range(r) => range(r.low.as_deref(), r.high.as_deref()),
@@ -378,7 +466,7 @@ fn component_value(value: &ObservationComponentValue) -> Option<String> {
     match value {
         ObservationComponentValue::Quantity(q) => quantity(q),
         ObservationComponentValue::CodeableConcept(c) => concept(c),
-        ObservationComponentValue::String(v) => text(Some(v)),
+        ObservationComponentValue::String(v) => free(text(Some(v))),
         ObservationComponentValue::Boolean(b) => b.value.map(|b| b.to_string()),
         ObservationComponentValue::Integer(i) => i.value.map(|i| i.to_string()),
         ObservationComponentValue::Range(r) => range(r.low.as_deref(), r.high.as_deref()),
@@ -432,7 +520,7 @@ fn procedure(patient: String, r: &Procedure) -> Fact {
     let when = match &r.performed {
         Some(ProcedurePerformed::DateTime(d)) => d.value.clone(),
         Some(ProcedurePerformed::Period(p)) => date_time(p.start.as_ref()),
-        Some(ProcedurePerformed::String(v)) => v.value.clone(),
+        Some(ProcedurePerformed::String(v)) => free(v.value.clone()),
         _ => None,
     };
     dated_fact(patient, "Procedure", when, s.done())
@@ -444,7 +532,7 @@ fn immunization(patient: String, r: &Immunization) -> Fact {
         .say("Status", code(Some(&r.status)));
     let when = match &r.occurrence {
         ImmunizationOccurrence::DateTime(d) => d.value.clone(),
-        ImmunizationOccurrence::String(v) => v.value.clone(),
+        ImmunizationOccurrence::String(v) => free(v.value.clone()),
         ImmunizationOccurrence::Invalid => None,
     };
     dated_fact(patient, "Immunization", when, s.done())
@@ -456,7 +544,7 @@ fn diagnostic_report(patient: String, r: &DiagnosticReport) -> Fact {
     let mut s = Sentences::new();
     s.say("Report", concept(&r.code))
         .say("Report category", concepts(&r.category))
-        .say("Conclusion", text(r.conclusion.as_ref()))
+        .say("Conclusion", free(text(r.conclusion.as_ref())))
         .say("Conclusion code", concepts(&r.conclusion_code));
     let when = match &r.effective {
         Some(DiagnosticReportEffective::DateTime(d)) => d.value.clone(),
@@ -483,7 +571,7 @@ fn condition(patient: String, r: &Condition) -> Fact {
     let abated = match &r.abatement {
         Some(ConditionAbatement::DateTime(d)) => d.value.clone(),
         Some(ConditionAbatement::Period(p)) => date_time(p.start.as_ref()),
-        Some(ConditionAbatement::String(v)) => text(Some(v)),
+        Some(ConditionAbatement::String(v)) => free(text(Some(v))),
         _ => None,
     };
     if let Some(abated) = abated {
@@ -495,7 +583,7 @@ fn condition(patient: String, r: &Condition) -> Fact {
     let onset = match &r.onset {
         Some(ConditionOnset::DateTime(d)) => d.value.clone(),
         Some(ConditionOnset::Period(p)) => date_time(p.start.as_ref()),
-        Some(ConditionOnset::String(v)) => text(Some(v)),
+        Some(ConditionOnset::String(v)) => free(text(Some(v))),
         _ => None,
     }
     .or_else(|| date_time(r.recorded_date.as_ref()));
@@ -535,13 +623,13 @@ fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
 fn medication_request(patient: String, r: &MedicationRequest) -> Fact {
     let medication = match &r.medication {
         MedicationRequestMedication::CodeableConcept(c) => concept(c),
-        MedicationRequestMedication::Reference(reference) => text(reference.display.as_ref()),
+        MedicationRequestMedication::Reference(reference) => free(text(reference.display.as_ref())),
         MedicationRequestMedication::Invalid => None,
     };
     let dosage: Vec<String> = r
         .dosage_instruction
         .iter()
-        .filter_map(|d| text(d.text.as_ref()))
+        .filter_map(|d| free(text(d.text.as_ref())))
         .collect();
     let mut s = Sentences::new();
     s.say("Medication", medication)
@@ -566,7 +654,7 @@ fn care_plan(patient: String, r: &CarePlan) -> Fact {
     let mut s = Sentences::new();
     s.say(
         "Care plan",
-        concepts(&r.category).or_else(|| text(r.title.as_ref())),
+        concepts(&r.category).or_else(|| free(text(r.title.as_ref()))),
     )
     .say("Status", code(Some(&r.status)));
     if !activities.is_empty() {
@@ -619,7 +707,8 @@ const MOTHERS_MAIDEN_NAME: &str =
     "http://hl7.org/fhir/StructureDefinition/patient-mothersMaidenName";
 const BIRTH_PLACE: &str = "http://hl7.org/fhir/StructureDefinition/patient-birthPlace";
 
-/// Everything identifying about a patient, for the vault.
+/// Everything identifying about a patient, for the vault. The patient's contacts (next of kin,
+/// guardians) are entries of their own kinds, never the patient's names.
 pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
     let mut out = BTreeSet::new();
     let mut add = |kind: PhiKind, value: &str| {
@@ -628,39 +717,74 @@ pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
             out.insert(VaultEntry { kind, value });
         }
     };
-    for name in r
-        .name
-        .iter()
-        .chain(r.contact.iter().filter_map(|c| c.name.as_deref()))
-    {
+    for name in &r.name {
         add_name(&mut add, name);
     }
     if let Some(birth) = r.birth_date.as_ref().and_then(|d| d.value.as_deref()) {
         add(PhiKind::BirthDate, birth);
     }
-    for address in r
-        .address
-        .iter()
-        .chain(r.contact.iter().filter_map(|c| c.address.as_deref()))
-    {
+    for address in &r.address {
         add_address(&mut add, address, PhiKind::Address);
     }
-    for telecom in r
-        .telecom
-        .iter()
-        .chain(r.contact.iter().flat_map(|c| c.telecom.iter()))
-    {
-        let Some(value) = telecom.value.as_ref().and_then(|v| v.value.as_deref()) else {
+    add_telecom(&mut add, &r.telecom, PhiKind::Phone, PhiKind::Email);
+    add_identifiers(&mut add, &r.identifier);
+    // The logical id when it could identify (a record number rather than "example").
+    if let Some(id) = r.id.as_ref().and_then(|i| i.value.as_deref()) {
+        if id.len() >= 5 && id.chars().any(|c| c.is_ascii_digit()) {
+            add(PhiKind::Identifier, id);
+        }
+    }
+    for contact in &r.contact {
+        if let Some(name) = contact.name.as_deref() {
+            add_person_name(&mut add, name, PhiKind::ContactName);
+        }
+        if let Some(address) = contact.address.as_deref() {
+            add_address_as(&mut add, address, PhiKind::ContactAddress);
+        }
+        add_telecom(
+            &mut add,
+            &contact.telecom,
+            PhiKind::ContactPhone,
+            PhiKind::ContactEmail,
+        );
+    }
+    for extension in &r.extension {
+        match (extension.url.as_str(), extension.value.as_ref()) {
+            (MOTHERS_MAIDEN_NAME, Some(ExtensionValue::String(v))) => {
+                if let Some(v) = v.value.as_deref() {
+                    add(PhiKind::MaidenName, v);
+                }
+            }
+            (BIRTH_PLACE, Some(ExtensionValue::Address(a))) => {
+                add_address(&mut add, a, PhiKind::BirthPlace)
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn add_telecom(
+    add: &mut impl FnMut(PhiKind, &str),
+    telecom: &[ContactPoint],
+    phone: PhiKind,
+    email: PhiKind,
+) {
+    for point in telecom {
+        let Some(value) = point.value.as_ref().and_then(|v| v.value.as_deref()) else {
             continue;
         };
-        let kind = match telecom.system.as_ref().and_then(|s| s.value.as_deref()) {
-            Some("email") => PhiKind::Email,
-            Some("phone" | "fax" | "sms" | "pager") | None => PhiKind::Phone,
+        let kind = match point.system.as_ref().and_then(|s| s.value.as_deref()) {
+            Some("email") => email,
+            Some("phone" | "fax" | "sms" | "pager") | None => phone,
             Some(_) => PhiKind::Identifier,
         };
         add(kind, value);
     }
-    for identifier in &r.identifier {
+}
+
+fn add_identifiers(add: &mut impl FnMut(PhiKind, &str), identifiers: &[Identifier]) {
+    for identifier in identifiers {
         let Some(value) = identifier.value.as_ref().and_then(|v| v.value.as_deref()) else {
             continue;
         };
@@ -678,20 +802,147 @@ pub fn vault_entries(r: &Patient) -> BTreeSet<VaultEntry> {
         };
         add(kind, value);
     }
-    for extension in &r.extension {
-        match (extension.url.as_str(), extension.value.as_ref()) {
-            (MOTHERS_MAIDEN_NAME, Some(ExtensionValue::String(v))) => {
-                if let Some(v) = v.value.as_deref() {
-                    add(PhiKind::MaidenName, v);
-                }
+}
+
+/// A name of someone who is not the patient, whole and part by part, all of one kind.
+fn add_person_name(add: &mut impl FnMut(PhiKind, &str), name: &HumanName, kind: PhiKind) {
+    let mut parts: Vec<&str> = name
+        .given
+        .iter()
+        .filter_map(|g| g.value.as_deref())
+        .collect();
+    parts.extend(name.family.as_ref().and_then(|f| f.value.as_deref()));
+    for part in &parts {
+        add(kind, part);
+    }
+    if !parts.is_empty() {
+        add(kind, &parts.join(" "));
+    }
+    if let Some(text) = name.text.as_ref().and_then(|t| t.value.as_deref()) {
+        add(kind, text);
+    }
+}
+
+/// An address of someone who is not the patient: lines, city and the whole, of one kind.
+fn add_address_as(add: &mut impl FnMut(PhiKind, &str), address: &Address, kind: PhiKind) {
+    add_address(&mut |_, value| add(kind, value), address, kind);
+}
+
+/// Everyone other than patients the message names: its Practitioner, RelatedPerson,
+/// Organization and Location resources, and the displays of references to such resources
+/// (an encounter's participant, a prescription's requester).
+fn parties(entries: &[ParsedEntry], displays: &[ReferenceDisplay]) -> Vec<PartyRecord> {
+    let mut out: Vec<PartyRecord> = Vec::new();
+    for entry in entries {
+        let id = || {
+            entry
+                .resource
+                .id()
+                .and_then(|i| i.value.clone())
+                .or_else(|| entry.full_url.clone())
+        };
+        let mut vault = BTreeSet::new();
+        let mut add = |kind: PhiKind, value: &str| {
+            let value = PhiValue::new(value);
+            if !value.is_empty() {
+                vault.insert(VaultEntry { kind, value });
             }
-            (BIRTH_PLACE, Some(ExtensionValue::Address(a))) => {
-                add_address(&mut add, a, PhiKind::BirthPlace)
+        };
+        let resource_type = match &entry.resource {
+            Resource::Practitioner(r) => {
+                practitioner(&mut add, r);
+                "Practitioner"
             }
-            _ => {}
+            Resource::RelatedPerson(r) => {
+                related_person(&mut add, r);
+                "RelatedPerson"
+            }
+            Resource::Organization(r) => {
+                organization(&mut add, r);
+                "Organization"
+            }
+            Resource::Location(r) => {
+                location(&mut add, r);
+                "Location"
+            }
+            _ => continue,
+        };
+        let Some(fhir_id) = id() else { continue };
+        if !vault.is_empty() {
+            out.push(PartyRecord {
+                resource_type: resource_type.to_string(),
+                fhir_id,
+                vault,
+            });
         }
     }
+    for display in displays {
+        let kind = match display.resource_type.as_str() {
+            "Organization" | "Location" | "HealthcareService" => PhiKind::OrganizationName,
+            _ => PhiKind::PersonName,
+        };
+        let value = PhiValue::new(display.display.as_str());
+        if value.is_empty() {
+            continue;
+        }
+        out.push(PartyRecord {
+            resource_type: display.resource_type.clone(),
+            fhir_id: display.target.clone(),
+            vault: BTreeSet::from([VaultEntry { kind, value }]),
+        });
+    }
     out
+}
+
+fn practitioner(add: &mut impl FnMut(PhiKind, &str), r: &Practitioner) {
+    for name in &r.name {
+        add_person_name(add, name, PhiKind::PersonName);
+    }
+    add_telecom(add, &r.telecom, PhiKind::Phone, PhiKind::Email);
+    for address in &r.address {
+        add_address(add, address, PhiKind::Address);
+    }
+    add_identifiers(add, &r.identifier);
+}
+
+fn related_person(add: &mut impl FnMut(PhiKind, &str), r: &RelatedPerson) {
+    for name in &r.name {
+        add_person_name(add, name, PhiKind::PersonName);
+    }
+    add_telecom(add, &r.telecom, PhiKind::Phone, PhiKind::Email);
+    for address in &r.address {
+        add_address(add, address, PhiKind::Address);
+    }
+    add_identifiers(add, &r.identifier);
+    if let Some(birth) = r.birth_date.as_ref().and_then(|d| d.value.as_deref()) {
+        add(PhiKind::BirthDate, birth);
+    }
+}
+
+fn organization(add: &mut impl FnMut(PhiKind, &str), r: &Organization) {
+    for name in r.name.iter().chain(&r.alias) {
+        if let Some(v) = name.value.as_deref() {
+            add(PhiKind::OrganizationName, v);
+        }
+    }
+    add_telecom(add, &r.telecom, PhiKind::Phone, PhiKind::Email);
+    for address in &r.address {
+        add_address(add, address, PhiKind::Address);
+    }
+    add_identifiers(add, &r.identifier);
+}
+
+fn location(add: &mut impl FnMut(PhiKind, &str), r: &Location) {
+    for name in r.name.iter().chain(&r.alias) {
+        if let Some(v) = name.value.as_deref() {
+            add(PhiKind::OrganizationName, v);
+        }
+    }
+    add_telecom(add, &r.telecom, PhiKind::Phone, PhiKind::Email);
+    if let Some(address) = r.address.as_deref() {
+        add_address(add, address, PhiKind::Address);
+    }
+    add_identifiers(add, &r.identifier);
 }
 
 fn add_name(add: &mut impl FnMut(PhiKind, &str), name: &HumanName) {
@@ -903,8 +1154,9 @@ mod tests {
     fn observations_without_a_value_say_so() {
         // Synthea always records a value; HL7's examples have the absent ones.
         let flat = hl7_example("Observation-blood-pressure-dar.json");
-        assert_eq!(flat.facts[0].sentences, "Category is Vital Signs. Code is Blood pressure systolic & diastolic. Systolic blood pressure is 107 mmHg. \
-             Diastolic blood pressure is absent (Not Performed). Interpretation is Below low normal.");
+        // Coded displays, not the concepts' free text ("Blood pressure systolic & diastolic").
+        assert_eq!(flat.facts[0].sentences, "Category is Vital Signs. Code is Blood pressure panel with all children optional. Systolic blood pressure is 107 mmHg. \
+             Diastolic blood pressure is absent (Not Performed). Interpretation is low.");
         let flat = hl7_example("Observation-unsat.json");
         assert_eq!(flat.facts[0].sentences, "Code is Glucose [Moles/volume] in Blood. Value is absent (Specimen unsatisfactory for evaluation).");
     }

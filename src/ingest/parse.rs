@@ -31,6 +31,10 @@ pub const PARSER_THREAD_NAME: &str = "fhir-parse";
 /// Resource types the flattener turns into sentences; all others are skipped unparsed.
 pub const FLATTENED_TYPES: &[&str] = &[
     "Patient",
+    "Practitioner",
+    "RelatedPerson",
+    "Organization",
+    "Location",
     "Observation",
     "Procedure",
     "Condition",
@@ -114,11 +118,87 @@ pub struct ParsedEntry {
     pub resource: Resource,
 }
 
+/// The name a reference gives for what it points to (`"display": "Dr. Ramiro608 Medina"` on a
+/// reference to a Practitioner), read from every entry of the message, parsed or not: such
+/// names belong in the vault even when the resource they name never arrives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferenceDisplay {
+    /// The type of the resource referred to.
+    pub resource_type: String,
+    /// The reference as written (`Practitioner/123`, `urn:uuid:…`), or the display itself.
+    pub target: String,
+    /// The name.
+    pub display: String,
+}
+
+/// Resource types whose names references carry.
+const NAMED_TYPES: &[&str] = &[
+    "Patient",
+    "Practitioner",
+    "PractitionerRole",
+    "RelatedPerson",
+    "Organization",
+    "Location",
+    "HealthcareService",
+    "Person",
+    "Group",
+];
+
+/// Every reference display in `value` that names one of [`NAMED_TYPES`]; `types` maps the
+/// message's fullUrls to resource types.
+fn collect_displays(
+    value: &Value,
+    types: &HashMap<String, String>,
+    out: &mut Vec<ReferenceDisplay>,
+    depth: usize,
+) {
+    if depth > 64 {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            if let (Some(Value::String(display)), reference) =
+                (map.get("display"), map.get("reference"))
+            {
+                let reference = reference.and_then(Value::as_str);
+                let typed = match (reference, map.get("type").and_then(Value::as_str)) {
+                    (Some(r), _) if types.contains_key(r) => Some(types[r].clone()),
+                    (Some(r), _) => r
+                        .split(['?', '#'])
+                        .next()
+                        .and_then(|r| r.rsplit('/').nth(1).or_else(|| r.split('/').next()))
+                        .map(str::to_string),
+                    (None, Some(t)) => Some(t.to_string()),
+                    (None, None) => None,
+                };
+                if let Some(resource_type) = typed.filter(|t| NAMED_TYPES.contains(&t.as_str())) {
+                    out.push(ReferenceDisplay {
+                        resource_type,
+                        target: reference.unwrap_or(display).to_string(),
+                        display: display.clone(),
+                    });
+                }
+            }
+            for v in map.values() {
+                collect_displays(v, types, out, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                collect_displays(v, types, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The outcome of parsing one message.
 #[derive(Debug, Default)]
 pub struct ParsedBundle {
     /// Entries of flattened types that parsed.
     pub entries: Vec<ParsedEntry>,
+    /// Names that references carry (practitioners, organizations…), for the vault.
+    pub displays: Vec<ReferenceDisplay>,
     /// Entries skipped because we do not flatten their type, by type.
     pub skipped: HashMap<String, usize>,
     /// Entries that failed to parse.
@@ -141,9 +221,12 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
         .ok_or_else(|| ParseError::NotFhir("the root has no \"resourceType\" string".into()))?
         .to_string();
 
+    let mut displays = Vec::new();
     if resource_type != "Bundle" {
+        collect_displays(&root, &HashMap::new(), &mut displays, 0);
         // A single resource: the typed parse also tells a real FHIR type from a made-up one.
         let mut outcome = parse_entries(vec![(0, None, root)], limits);
+        outcome.displays = displays;
         if let Some(rejected) = outcome.rejected.pop() {
             return Err(ParseError::InvalidResource {
                 resource_type,
@@ -168,6 +251,19 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
         Some(_) => return Err(ParseError::NotFhir("Bundle.entry is not an array".into())),
     };
     let total_entries = entries.len();
+    let types: HashMap<String, String> = entries
+        .iter()
+        .filter_map(|e| {
+            let url = e.get("fullUrl")?.as_str()?.to_string();
+            let t = declared_type(e.get("resource")?)?.to_string();
+            Some((url, t))
+        })
+        .collect();
+    for entry in &entries {
+        if let Some(resource) = entry.get("resource") {
+            collect_displays(resource, &types, &mut displays, 0);
+        }
+    }
     let mut skipped: HashMap<String, usize> = HashMap::new();
     let mut rejected = Vec::new();
     let mut to_parse = Vec::new();
@@ -201,6 +297,7 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
     }
     let mut outcome = parse_entries(to_parse, limits);
     outcome.total_entries = total_entries;
+    outcome.displays = displays;
     for (t, n) in skipped {
         *outcome.skipped.entry(t).or_default() += n;
     }
@@ -386,11 +483,11 @@ mod tests {
         let err = parse_message(br#"{"resourceType":"Foo"}"#, ParseLimits::default()).unwrap_err();
         assert!(matches!(err, ParseError::InvalidResource { .. }), "{err:?}");
         let ok = parse_message(
-            br#"{"resourceType":"Practitioner","id":"x"}"#,
+            br#"{"resourceType":"Medication","id":"x"}"#,
             ParseLimits::default(),
         )
         .unwrap();
-        assert_eq!(ok.skipped.get("Practitioner"), Some(&1));
+        assert_eq!(ok.skipped.get("Medication"), Some(&1));
     }
 
     #[test]

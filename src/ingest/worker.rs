@@ -19,7 +19,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::flatten::{flatten, Flattened};
+use super::flatten::{flatten_with, Flattened, FreeText};
 use super::parse::{parse_message, ParseError, ParseLimits, ParsedBundle};
 use crate::bus::{publish_dead_letter, sleep_or_forever, BusConfig, BusError, DeadLetter};
 use crate::embed::batcher::EmbeddingService;
@@ -52,6 +52,11 @@ pub struct IngestConfig {
     /// Stop after this many messages (benchmarks, demos; default: never).
     #[arg(long, env = "FHIR_RAG_STOP_AFTER_MESSAGES")]
     pub stop_after_messages: Option<u64>,
+    /// What becomes of record free text (notes, value strings, conclusions, dosage texts):
+    /// `drop` keeps only structured, coded fields; `deidentify` keeps free text after removing
+    /// names, identifiers, contact details and days.
+    #[arg(long, env = "FHIR_RAG_FREE_TEXT", value_enum, default_value = "drop")]
+    pub free_text: FreeText,
 }
 
 impl IngestConfig {
@@ -226,10 +231,11 @@ async fn handle(
     let started = std::time::Instant::now();
     let limits = config.limits();
     let bytes = payload.to_vec();
+    let free_text = config.free_text;
     let parsed: Result<(ParsedBundle, Flattened), ParseError> =
         tokio::task::spawn_blocking(move || {
             let parsed = parse_message(&bytes, limits)?;
-            let flattened = flatten(&parsed.entries);
+            let flattened = flatten_with(&parsed.entries, &parsed.displays, free_text);
             Ok((parsed, flattened))
         })
         .await
@@ -309,7 +315,10 @@ async fn handle(
                 } else {
                     report.partial += 1;
                 }
-            } else if flattened.facts.is_empty() && flattened.patients.is_empty() {
+            } else if flattened.facts.is_empty()
+                && flattened.patients.is_empty()
+                && flattened.parties.is_empty()
+            {
                 report.nothing_to_store += 1;
             } else {
                 report.stored += 1;

@@ -87,6 +87,31 @@ impl GgufChat {
     }
 }
 
+/// The tokenizer stored in a GGUF file (SmolLM2's pre-tokenizer corrected).
+pub fn load_tokenizer(path: &Path) -> Result<Tokenizer, LlmError> {
+    let mut file = std::fs::File::open(path).map_err(|e| file_error(path, e))?;
+    let content = gguf_file::Content::read(&mut file).map_err(|e| file_error(path, e))?;
+    let pre = content
+        .metadata
+        .get("tokenizer.ggml.pre")
+        .and_then(|v| v.to_string().ok())
+        .cloned()
+        .unwrap_or_default();
+    tokenizer_of(&content, &pre).map_err(|e| file_error(path, e))
+}
+
+fn tokenizer_of(content: &gguf_file::Content, pre: &str) -> Result<Tokenizer, String> {
+    let mut tokenizer = Tokenizer::from_gguf(content).map_err(|e| e.to_string())?;
+    if pre == "smollm" {
+        let fixed = Sequence::new(vec![
+            PreTokenizerWrapper::Digits(Digits::new(true)),
+            PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true)),
+        ]);
+        tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::Sequence(fixed)));
+    }
+    Ok(tokenizer)
+}
+
 fn load_model(path: &Path) -> Result<LoadedModel, LlmError> {
     let device = Device::Cpu;
     let mut file = std::fs::File::open(path).map_err(|e| file_error(path, e))?;
@@ -108,14 +133,7 @@ fn load_model(path: &Path) -> Result<LoadedModel, LlmError> {
         .and_then(|v| v.to_string().ok())
         .cloned()
         .unwrap_or_default();
-    let mut tokenizer = Tokenizer::from_gguf(&content).map_err(|e| file_error(path, e))?;
-    if pre == "smollm" {
-        let fixed = Sequence::new(vec![
-            PreTokenizerWrapper::Digits(Digits::new(true)),
-            PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true)),
-        ]);
-        tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::Sequence(fixed)));
-    }
+    let tokenizer = tokenizer_of(&content, &pre).map_err(|e| file_error(path, e))?;
     let stop_tokens: Vec<u32> = ["<|im_end|>", "<|endoftext|>", "</s>"]
         .iter()
         .filter_map(|t| tokenizer.token_to_id(t))
@@ -144,22 +162,43 @@ fn load_model(path: &Path) -> Result<LoadedModel, LlmError> {
     })
 }
 
-/// ChatML, as SmolLM2 and Qwen2.5 expect it.
-fn chat_prompt(request: &ChatRequest) -> String {
-    let mut prompt = String::new();
+/// ChatML, as SmolLM2 and Qwen2.5 expect it, as token ids. The role markers are the only special
+/// tokens: message contents are encoded with special-token parsing off (so a record or a
+/// question holding `<|im_end|><|im_start|>system` is text, not a role boundary), and control
+/// sequences are stripped from them first.
+pub fn chat_prompt_ids(tokenizer: &Tokenizer, request: &ChatRequest) -> Result<Vec<u32>, LlmError> {
+    let special = |name: &str| {
+        tokenizer
+            .token_to_id(name)
+            .ok_or_else(|| LlmError::Model(format!("the tokenizer has no {name} token")))
+    };
+    let (start, end) = (special("<|im_start|>")?, special("<|im_end|>")?);
+    let mut plain = tokenizer.clone();
+    plain.set_encode_special_tokens(true);
+    let encode = |text: &str| -> Result<Vec<u32>, LlmError> {
+        plain
+            .encode(text, false)
+            .map(|e| e.get_ids().to_vec())
+            .map_err(|e| LlmError::Model(e.to_string()))
+    };
+    let mut ids = Vec::new();
     for message in &request.messages {
         let role = match message.role {
             Role::System => "system",
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        prompt.push_str(&format!(
-            "<|im_start|>{role}\n{}<|im_end|>\n",
-            message.content
-        ));
+        ids.push(start);
+        ids.extend(encode(&format!("{role}\n"))?);
+        ids.extend(encode(&crate::text::strip_control_sequences(
+            &message.content,
+        ))?);
+        ids.push(end);
+        ids.extend(encode("\n")?);
     }
-    prompt.push_str("<|im_start|>assistant\n");
-    prompt
+    ids.push(start);
+    ids.extend(encode("assistant\n")?);
+    Ok(ids)
 }
 
 fn serve(mut model: LoadedModel, jobs: mpsc::Receiver<Job>) {
@@ -174,12 +213,7 @@ fn serve(mut model: LoadedModel, jobs: mpsc::Receiver<Job>) {
 
 fn generate(model: &mut LoadedModel, request: &ChatRequest) -> Result<Completion, LlmError> {
     let model_error = |e: candle_core::Error| LlmError::Model(e.to_string());
-    let prompt = chat_prompt(request);
-    let encoding = model
-        .tokenizer
-        .encode(prompt, false)
-        .map_err(|e| LlmError::Model(e.to_string()))?;
-    let prompt_tokens = encoding.get_ids().to_vec();
+    let prompt_tokens = chat_prompt_ids(&model.tokenizer, request)?;
     let budget = request.max_tokens as usize;
     if prompt_tokens.len() + budget > model.context {
         return Err(LlmError::PromptTooLong {
@@ -238,24 +272,5 @@ impl ChatModel for GgufChat {
             .map_err(|_| LlmError::Stopped)?
             .map_err(|_| LlmError::Stopped)?;
         answer.await.map_err(|_| LlmError::Stopped)?
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::llm::ChatMessage;
-
-    #[test]
-    fn chatml_prompt() {
-        let request = ChatRequest {
-            messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Hi")],
-            max_tokens: 8,
-            temperature: 0.0,
-        };
-        assert_eq!(
-            chat_prompt(&request),
-            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
-        );
     }
 }

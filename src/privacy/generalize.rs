@@ -4,13 +4,7 @@
 
 use std::sync::LazyLock;
 
-use chrono::{Datelike, NaiveDate};
 use regex::Regex;
-
-/// `YYYY-MM-DD`, alone or at the start of a date-time.
-static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(\d{4})-(\d{2})-(\d{2})(?:T[0-9:.+\-Z]+)?\b").expect("valid regex")
-});
 
 /// A measured value: the number after "is" ("Value is 80.3 kg", "Systolic Blood Pressure is 118").
 static VALUE: LazyLock<Regex> =
@@ -22,26 +16,7 @@ static AGE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-/// English month names, January first.
-pub const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// "March 2015": a date without its day.
-pub fn month_year(date: NaiveDate) -> String {
-    format!("{} {}", MONTHS[date.month0() as usize], date.year())
-}
+pub use crate::text::dates::{month_year, MONTHS};
 
 /// An age band of ten years; 90 and over form one band (HIPAA Safe Harbor).
 pub fn age_band(age: u32) -> String {
@@ -84,17 +59,7 @@ pub fn format_value(x: f64) -> String {
 
 /// Exact dates become months, ages become bands, measured values are rounded.
 pub fn generalize_text(text: &str) -> String {
-    let dated = ISO_DATE.replace_all(text, |c: &regex::Captures<'_>| {
-        let parsed = NaiveDate::from_ymd_opt(
-            c[1].parse().unwrap_or(0),
-            c[2].parse().unwrap_or(0),
-            c[3].parse().unwrap_or(0),
-        );
-        match parsed {
-            Some(date) => month_year(date),
-            None => "an unspecified date".into(),
-        }
-    });
+    let dated = crate::text::dates::generalize_to_months(text);
     let aged = AGE.replace_all(&dated, |c: &regex::Captures<'_>| {
         let age: u32 = c
             .get(1)

@@ -1,187 +1,437 @@
 //! The privacy guard: the last, deterministic gate before the answer topic.
 //!
-//! It holds one Aho-Corasick automaton over every string of the PHI vault plus the variants a
-//! model could write instead (digit-stripped Synthea names, each part of a full name, birth dates
-//! in common formats, phone numbers with other separators or none), matched case-insensitively
-//! on word boundaries, and a set of generic PII patterns (phone numbers, e-mail addresses, SSNs,
-//! dates next to "born"/"DOB", URLs, UUIDs, long digit runs). Every match is redacted.
+//! Two kinds of checks, both on the text as [`crate::text`] normalizes it (Unicode NFKC,
+//! look-alike letters, invisible characters, diacritics and case folded; words split on every
+//! non-word character and on script changes):
+//!
+//! - **The vault.** Every vault value is reduced at ingest to lookup keys ([`vault_keys`]): the
+//!   folded words of a name and each of its parts (digit-stripped too, and joined without
+//!   spaces), an address with and without its house number, the digits of a phone number, SSN or
+//!   identifier (and their last nine or ten digits), a birth date as a day. The outgoing text is
+//!   reduced the same way ([`candidates`]: its word n-grams, every digit window of its digit runs
+//!   whatever the separators, every day its dates can mean) and the keys are looked up in an
+//!   index ([`VaultIndex`]): an indexed PostgreSQL column in production, a hash map in unit
+//!   tests. Nothing is built per request and nothing grows with the vault in a worker's memory.
+//! - **Generic PII patterns**, independent of the vault: e-mail addresses, URLs, IP addresses,
+//!   IBANs, UUIDs, identifiers that mix letters and five or more digits, any run of digit groups
+//!   of seven or more digits (phone numbers of any country and spelling, SSNs, card numbers),
+//!   and any date with its day (answers carry months only).
 //!
 //! Only [`PrivacyGuard::seal`] makes a [`Guarded`] value, and the answer publisher accepts nothing
 //! else: an answer cannot reach the bus without passing here.
 
-use std::collections::BTreeMap;
-use std::sync::LazyLock;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, LazyLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use chrono::{Datelike, NaiveDate};
+use async_trait::async_trait;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::phi::{strip_digits, PhiKind};
+use crate::phi::PhiKind;
+use crate::text::{self, dates};
 
 /// What replaces a redacted span.
 pub const REDACTED: &str = "[redacted]";
 
-/// Vault strings shorter than this (after trimming) are not matched: one- or two-letter strings
-/// would redact ordinary words and carry no identifying power.
-const MIN_PATTERN_CHARS: usize = 3;
-/// Purely numeric vault strings shorter than this are not matched (house numbers, short
-/// identifiers would redact every reading with the same digits); phone numbers, SSNs, postal
-/// codes and real identifiers are all at least this long.
-const MIN_NUMERIC_CHARS: usize = 5;
+/// Longest word sequence looked up (every part of a longer value is a key of its own).
+const MAX_NGRAM: usize = 4;
+/// Shortest digit key: shorter numbers are readings, house numbers, counts.
+const MIN_DIGITS: usize = 5;
+/// Longest digit key.
+const MAX_DIGITS: usize = 20;
 
 /// Name prefixes and suffixes are not identifying on their own.
 fn matched_kind(kind: PhiKind) -> bool {
     !matches!(kind, PhiKind::NamePrefix | PhiKind::NameSuffix)
 }
 
-/// The strings the guard looks for, for one vault value.
-pub fn vault_variants(kind: PhiKind, value: &str) -> Vec<String> {
-    let value = value.trim();
-    let mut out = vec![value.to_string()];
-    match kind {
-        PhiKind::FullName
-        | PhiKind::GivenName
-        | PhiKind::FamilyName
-        | PhiKind::MaidenName
-        | PhiKind::BirthPlace => {
-            out.push(collapse_spaces(&strip_digits(value)));
-            for part in value.split_whitespace() {
-                let part = part.trim_matches(|c: char| !c.is_alphanumeric());
-                if part.ends_with('.') || is_title(part) {
-                    continue;
-                }
-                out.push(part.to_string());
-                out.push(strip_digits(part));
-            }
-        }
-        PhiKind::BirthDate => {
-            if let Ok(date) =
-                NaiveDate::parse_from_str(value.get(..10).unwrap_or(value), "%Y-%m-%d")
-            {
-                out.extend(date_formats(date));
-            }
-        }
-        PhiKind::Phone => {
-            let digits: String = value.chars().filter(char::is_ascii_digit).collect();
-            let national = digits
-                .strip_prefix('1')
-                .filter(|d| d.len() == 10)
-                .unwrap_or(&digits);
-            if national.len() == 10 {
-                let (a, b, c) = (&national[..3], &national[3..6], &national[6..]);
-                out.extend([
-                    national.to_string(),
-                    format!("{a}-{b}-{c}"),
-                    format!("{a}.{b}.{c}"),
-                    format!("{a} {b} {c}"),
-                    format!("({a}) {b}-{c}"),
-                    format!("({a}){b}-{c}"),
-                ]);
-            } else if digits.len() >= MIN_NUMERIC_CHARS {
-                out.push(digits);
-            }
-        }
-        PhiKind::Ssn => {
-            let digits: String = value.chars().filter(char::is_ascii_digit).collect();
-            if digits.len() == 9 {
-                out.push(digits.clone());
-                out.push(format!(
-                    "{} {} {}",
-                    &digits[..3],
-                    &digits[3..5],
-                    &digits[5..]
-                ));
-            }
-        }
-        _ => {}
+fn is_title(word: &str) -> bool {
+    matches!(
+        word,
+        "mr" | "mrs"
+            | "ms"
+            | "miss"
+            | "mx"
+            | "dr"
+            | "prof"
+            | "jr"
+            | "sr"
+            | "ii"
+            | "iii"
+            | "iv"
+            | "phd"
+            | "md"
+            | "rn"
+            | "np"
+            | "do"
+            | "dds"
+    )
+}
+
+fn word_key(words: &[String]) -> String {
+    format!("t:{}", words.join(" "))
+}
+
+fn digit_key(digits: &str) -> String {
+    format!("d:{digits}")
+}
+
+fn day_key(day: chrono::NaiveDate) -> String {
+    format!("b:{day}")
+}
+
+/// The lookup keys of one vault value. Empty for kinds that are not matched.
+pub fn vault_keys(kind: PhiKind, value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if !matched_kind(kind) {
+        return out;
     }
-    out.retain(|v| keep_pattern(v));
+    let words: Vec<String> = text::words(value);
+    let digits = text::digits(value);
+    match kind {
+        PhiKind::BirthDate => {
+            for day in dates::days(value) {
+                out.push(day_key(day));
+            }
+        }
+        PhiKind::Phone | PhiKind::ContactPhone | PhiKind::Ssn => add_digits(&mut out, &digits),
+        PhiKind::Email | PhiKind::ContactEmail => {
+            if !words.is_empty() {
+                out.push(word_key(&words));
+                // the local part alone ("jane.doe")
+                if let Some(local) = value.split('@').next() {
+                    let local = text::words(local);
+                    if local.iter().map(String::len).sum::<usize>() >= 4 {
+                        out.push(word_key(&local));
+                    }
+                }
+            }
+        }
+        kind if kind.is_person_name() => {
+            let parts: Vec<String> = words.into_iter().filter(|w| !is_title(w)).collect();
+            add_word_sequence(&mut out, &parts);
+            for part in &parts {
+                if part.chars().count() >= 2 && part.chars().any(char::is_alphabetic) {
+                    out.push(word_key(std::slice::from_ref(part)));
+                    let stripped = text::strip_digits(part);
+                    if stripped.chars().count() >= 2 && stripped != *part {
+                        out.push(word_key(&[stripped]));
+                    }
+                }
+            }
+            let stripped: Vec<String> = parts
+                .iter()
+                .map(|p| text::strip_digits(p))
+                .filter(|p| !p.is_empty())
+                .collect();
+            add_word_sequence(&mut out, &stripped);
+        }
+        PhiKind::AddressLine
+        | PhiKind::Address
+        | PhiKind::BirthPlace
+        | PhiKind::OrganizationName
+        | PhiKind::City
+        | PhiKind::ContactAddress
+        | PhiKind::PostalCode => {
+            add_word_sequence(&mut out, &words);
+            // "501 Pollich Burg" is also "Pollich Burg".
+            let without_numbers: Vec<String> = words
+                .iter()
+                .filter(|w| w.chars().any(char::is_alphabetic))
+                .cloned()
+                .collect();
+            if without_numbers.len() >= 2 || (kind == PhiKind::City && !without_numbers.is_empty())
+            {
+                add_word_sequence(&mut out, &without_numbers);
+            }
+            if kind == PhiKind::PostalCode {
+                add_digits(&mut out, &digits);
+            }
+        }
+        _ => {
+            // Identifiers: as written, and their digits alone (a licence without its letter).
+            if words.iter().any(|w| w.chars().any(char::is_alphabetic)) {
+                add_word_sequence(&mut out, &words);
+            }
+            add_digits(&mut out, &digits);
+        }
+    }
+    out.retain(|k| k.len() > 2);
     out.sort();
     out.dedup();
     out
 }
 
-fn is_title(part: &str) -> bool {
-    matches!(
-        part.to_ascii_lowercase().as_str(),
-        "mr" | "mrs" | "ms" | "miss" | "dr" | "prof" | "jr" | "sr" | "ii" | "iii" | "phd" | "md"
-    )
-}
-
-fn collapse_spaces(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn keep_pattern(pattern: &str) -> bool {
-    let chars = pattern.chars().count();
-    if chars < MIN_PATTERN_CHARS {
-        return false;
+/// A word sequence: its key when short enough to be looked up as one n-gram, and the words
+/// joined without spaces ("O'Hara" is also "ohara").
+fn add_word_sequence(out: &mut Vec<String>, words: &[String]) {
+    if words.is_empty() {
+        return;
     }
-    let numeric = pattern
-        .chars()
-        .all(|c| c.is_ascii_digit() || " -./()".contains(c));
-    !(numeric && pattern.chars().filter(char::is_ascii_digit).count() < MIN_NUMERIC_CHARS)
+    let letters: usize = words.iter().map(|w| w.chars().count()).sum();
+    if words.len() <= MAX_NGRAM && (letters >= 2) {
+        out.push(word_key(words));
+    }
+    if words.len() > 1 {
+        let joined = words.concat();
+        if joined.chars().count() >= 4 {
+            out.push(word_key(&[joined]));
+        }
+    }
 }
 
-/// A date written the ways people and models write it.
-pub fn date_formats(date: NaiveDate) -> Vec<String> {
-    let (y, m, d) = (date.year(), date.month(), date.day());
-    let month = super::generalize::MONTHS[date.month0() as usize];
-    let short = &month[..3];
-    vec![
-        format!("{y}-{m:02}-{d:02}"),
-        format!("{y}/{m:02}/{d:02}"),
-        format!("{y}{m:02}{d:02}"),
-        format!("{m:02}/{d:02}/{y}"),
-        format!("{m}/{d}/{y}"),
-        format!("{d:02}/{m:02}/{y}"),
-        format!("{d}/{m}/{y}"),
-        format!("{m:02}-{d:02}-{y}"),
-        format!("{d:02}.{m:02}.{y}"),
-        format!("{d}.{m}.{y}"),
-        format!("{month} {d}, {y}"),
-        format!("{month} {d} {y}"),
-        format!("{d} {month} {y}"),
-        format!("{d} {month}, {y}"),
-        format!("{short} {d}, {y}"),
-        format!("{short}. {d}, {y}"),
-        format!("{d} {short} {y}"),
-        format!("{d}-{short}-{y}"),
-    ]
+fn add_digits(out: &mut Vec<String>, digits: &str) {
+    if digits.len() < MIN_DIGITS {
+        return;
+    }
+    out.push(digit_key(
+        &digits[digits.len().saturating_sub(MAX_DIGITS)..],
+    ));
+    // A number written without its country code or trunk prefix.
+    for tail in [10, 9] {
+        if digits.len() > tail {
+            out.push(digit_key(&digits[digits.len() - tail..]));
+        }
+    }
 }
 
-const DATE: &str = r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?\s+\d{4})";
+/// A span of outgoing text and the key it is looked up by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The key.
+    pub key: String,
+    /// Byte offset of the start.
+    pub start: usize,
+    /// Byte offset of the end.
+    pub end: usize,
+}
 
-/// Generic PII detectors, independent of the vault.
+/// A run of digit groups ("+1 (617) 555-0199", "999.12.3456", "617_555_0199").
+static DIGIT_RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\+?\(?\d+\)?(?:[ .\-_/\u{00A0}]{1,2}\(?\d+\)?)*").expect("valid regex")
+});
+
+/// Every key `text` could match the vault by.
+pub fn candidates(text: &str) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let date_mentions = dates::find(text);
+    let in_date = |start: usize, end: usize| {
+        date_mentions
+            .iter()
+            .any(|m| start >= m.start && end <= m.end)
+    };
+    for m in &date_mentions {
+        if m.precision == dates::Precision::Day {
+            for day in &m.candidates {
+                out.push(Candidate {
+                    key: day_key(*day),
+                    start: m.start,
+                    end: m.end,
+                });
+            }
+        }
+    }
+    // Words outside dates ("May" in "May 2015" is a month, not a name), as n-grams.
+    let tokens: Vec<text::Token> = text::tokens(text)
+        .into_iter()
+        .filter(|t| !in_date(t.start, t.end))
+        .collect();
+    for i in 0..tokens.len() {
+        for n in 1..=MAX_NGRAM.min(tokens.len() - i) {
+            let window = &tokens[i..i + n];
+            // n-grams only over words that follow one another in the text (no line break).
+            if n > 1 && text[window[n - 2].end..window[n - 1].start].contains('\n') {
+                break;
+            }
+            let words: Vec<String> = window.iter().map(|t| t.text.clone()).collect();
+            let (start, end) = (window[0].start, window[n - 1].end);
+            out.push(Candidate {
+                key: word_key(&words),
+                start,
+                end,
+            });
+            if n > 1 {
+                out.push(Candidate {
+                    key: word_key(&[words.concat()]),
+                    start,
+                    end,
+                });
+            } else {
+                let stripped = text::strip_digits(&words[0]);
+                if stripped != words[0] && stripped.chars().count() >= 2 {
+                    out.push(Candidate {
+                        key: word_key(&[stripped]),
+                        start,
+                        end,
+                    });
+                }
+            }
+        }
+    }
+    // Digit windows of every digit run, whatever the separators.
+    for run in DIGIT_RUN.find_iter(text) {
+        let digits = text::digits(run.as_str());
+        if digits.len() < MIN_DIGITS {
+            continue;
+        }
+        let mut seen = HashSet::new();
+        for len in MIN_DIGITS..=digits.len().min(MAX_DIGITS) {
+            for start in 0..=digits.len() - len {
+                let window = &digits[start..start + len];
+                if seen.insert(window) {
+                    out.push(Candidate {
+                        key: digit_key(window),
+                        start: run.start(),
+                        end: run.end(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Where vault keys are looked up.
+#[async_trait]
+pub trait VaultIndex: Send + Sync {
+    /// The keys among `keys` that belong to the vault, with the kind of value they come from.
+    async fn lookup(&self, keys: &[String]) -> Result<HashMap<String, PhiKind>, GuardError>;
+}
+
+/// Errors of the guard (its index could not be read: worth a retry).
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    /// The database holding the vault index failed.
+    #[error("vault index: {0}")]
+    Index(#[from] sqlx::Error),
+}
+
+/// A vault index in memory, for unit tests and small tools.
+#[derive(Debug, Default)]
+pub struct MemoryVault {
+    keys: HashMap<String, PhiKind>,
+}
+
+impl MemoryVault {
+    /// Indexes `(kind, value)` entries.
+    pub fn new<'a>(entries: impl IntoIterator<Item = (PhiKind, &'a str)>) -> Self {
+        let mut keys = HashMap::new();
+        for (kind, value) in entries {
+            for key in vault_keys(kind, value) {
+                keys.entry(key).or_insert(kind);
+            }
+        }
+        MemoryVault { keys }
+    }
+}
+
+#[async_trait]
+impl VaultIndex for MemoryVault {
+    async fn lookup(&self, keys: &[String]) -> Result<HashMap<String, PhiKind>, GuardError> {
+        Ok(keys
+            .iter()
+            .filter_map(|k| self.keys.get(k).map(|kind| (k.clone(), *kind)))
+            .collect())
+    }
+}
+
+/// The vault index in PostgreSQL (`vault_keys`, filled at ingest, one B-tree lookup of every
+/// key of an answer).
+pub struct PgVault {
+    pool: sqlx::PgPool,
+}
+
+impl PgVault {
+    /// An index over the store's `vault_keys` table.
+    pub fn new(pool: sqlx::PgPool) -> Self {
+        PgVault { pool }
+    }
+}
+
+#[async_trait]
+impl VaultIndex for PgVault {
+    async fn lookup(&self, keys: &[String]) -> Result<HashMap<String, PhiKind>, GuardError> {
+        if keys.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT DISTINCT ON (key) key, kind FROM vault_keys WHERE key = ANY($1) ORDER BY key, kind",
+        )
+        .bind(keys)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(key, kind)| PhiKind::parse(&kind).map(|k| (key, k)))
+            .collect())
+    }
+}
+
+/// Generic PII patterns, independent of the vault.
 static PII_PATTERNS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     let compile = |p: &str| Regex::new(p).expect("valid regex");
     vec![
         (
             "email",
-            compile(r"(?i)\b[a-z0-9._%+\-]+@[a-z0-9.\-]+\.[a-z]{2,}\b"),
+            compile(r"(?i)[\p{L}\p{N}._%+\-]+\s*(?:@|\(at\)|\[at\])\s*[\p{L}\p{N}.\-]+\.[a-z]{2,}"),
         ),
-        ("url", compile(r"(?i)\b(?:https?://|www\.)[^\s<>]+")),
-        ("ssn", compile(r"\b\d{3}-\d{2}-\d{4}\b")),
         (
-            "phone",
+            "url",
             compile(
-                r"(?:\+?\b1[\s.\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.\-])\d{3}[\s.\-]\d{4}\b|\b\d{10}\b",
+                r"(?i)\b(?:https?://|ftp://|www\.)[^\s<>]+|\b[a-z0-9\-]+\.(?:com|org|net|edu|gov|io|info|health|nhs\.uk|co\.uk)\b(?:/[^\s<>]*)?",
             ),
         ),
         (
-            "date_of_birth",
-            compile(&format!(
-                r"(?i)\b(?:born|birth\s*date|date\s+of\s+birth|d\.?o\.?b\.?|birthday)\b[^.\n]{{0,24}}?{DATE}"
-            )),
+            "uuid",
+            compile(r"(?i)\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b"),
         ),
         (
-            "uuid",
-            compile(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"),
+            "ip_address",
+            compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b|(?i)\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{1,4}\b"),
         ),
-        ("long_number", compile(r"\b\d{9,}\b")),
+        (
+            "iban",
+            compile(r"(?i)\b[a-z]{2}\d{2}(?:[ \-]?[a-z0-9]{4}){2,7}(?:[ \-]?[a-z0-9]{1,4})?\b"),
+        ),
+        (
+            "identifier",
+            compile(r"(?i)\b(?:[a-z]+[\-]?\d{5,}[a-z0-9]*|\d{5,}[\-]?[a-z]+[a-z0-9]*)\b"),
+        ),
     ]
 });
+
+/// Spans of `text` that look like PII whatever the vault holds, with their category.
+pub fn pii_findings(text: &str) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for (name, pattern) in PII_PATTERNS.iter() {
+        for m in pattern.find_iter(text) {
+            found.push(Finding {
+                start: m.start(),
+                end: m.end(),
+                category: format!("pii:{name}"),
+            });
+        }
+    }
+    for run in DIGIT_RUN.find_iter(text) {
+        if text::digits(run.as_str()).len() >= 7 {
+            found.push(Finding {
+                start: run.start(),
+                end: run.end(),
+                category: "pii:phone_or_number".into(),
+            });
+        }
+    }
+    for m in dates::find(text) {
+        if m.precision == dates::Precision::Day {
+            found.push(Finding {
+                start: m.start,
+                end: m.end,
+                category: "pii:date".into(),
+            });
+        }
+    }
+    found
+}
 
 /// One span the guard found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,17 +444,17 @@ pub struct Finding {
     pub category: String,
 }
 
-/// What the guard did to one answer. Holds counts and categories only, never matched text.
+/// What the guard did to one answer. Holds counts and categories only, never matched text. It
+/// goes to the audit table, never on the answer topic (its counts would tell what the vault
+/// holds).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct GuardReport {
     /// The checks that ran.
     pub checks: Vec<String>,
     /// Spans redacted.
     pub redactions: usize,
-    /// Redactions per category (`vault:full_name`, `pii:phone`, …).
+    /// Redactions per category (`vault:full_name`, `pii:phone_or_number`, …).
     pub by_category: BTreeMap<String, usize>,
-    /// Strings the vault matcher held.
-    pub vault_patterns: usize,
 }
 
 /// A value that went through the guard. Only the guard constructs it.
@@ -231,113 +481,56 @@ impl<T> Guarded<T> {
     }
 }
 
+impl<T: Untexted> Guarded<T> {
+    /// Sets what the value carries besides text (numbers measured after the guard ran, such as
+    /// its own timing). The type of that extra holds no text.
+    pub fn set_extra(&mut self, extra: T::Extra) {
+        self.value.set_extra(extra);
+    }
+}
+
+/// A guarded value's part that is not text: numbers set after sealing.
+pub trait Untexted {
+    /// What may be set after sealing.
+    type Extra;
+    /// Sets it.
+    fn set_extra(&mut self, extra: Self::Extra);
+}
+
 /// Something with free text fields the guard must see before it may leave.
 pub trait Redactable {
+    /// The free-text fields.
+    fn texts(&self) -> Vec<String>;
     /// Calls `redact` on every free-text field and stores what it returns.
     fn redact_fields(&mut self, redact: &mut dyn FnMut(&str) -> String);
 }
 
-/// One automaton over a set of vault strings.
-struct VaultLayer {
-    matcher: Option<AhoCorasick>,
-    categories: Vec<&'static str>,
-    patterns: usize,
+/// The vault matches of a set of texts, looked up at once: scans and redacts those texts
+/// without further I/O (the Review agent's checks run on it).
+#[derive(Clone, Debug, Default)]
+pub struct Scanner {
+    matched: HashMap<String, PhiKind>,
 }
 
-impl VaultLayer {
-    fn build<'a>(entries: impl IntoIterator<Item = (PhiKind, &'a str)>) -> VaultLayer {
-        let mut seen: BTreeMap<String, &'static str> = BTreeMap::new();
-        for (kind, value) in entries {
-            if !matched_kind(kind) {
-                continue;
-            }
-            for variant in vault_variants(kind, value) {
-                seen.entry(variant.to_ascii_lowercase())
-                    .or_insert(kind.as_str());
-            }
-        }
-        let (patterns, categories): (Vec<String>, Vec<&'static str>) = seen.into_iter().unzip();
-        let matcher = (!patterns.is_empty()).then(|| {
-            AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::Standard)
-                .build(&patterns)
-                .expect("vault patterns build an automaton")
-        });
-        VaultLayer {
-            matcher,
-            categories,
-            patterns: patterns.len(),
-        }
-    }
-}
-
-/// The guard: vault matchers plus PII detectors. A guard is built once from the whole vault and
-/// refreshed as the vault grows; [`PrivacyGuard::with_entries`] adds, for one answer, the vault
-/// rows of the patients it involves as read at that moment, so that a patient ingested since the
-/// last refresh is covered too.
-#[derive(Clone)]
-pub struct PrivacyGuard {
-    layers: Vec<std::sync::Arc<VaultLayer>>,
-}
-
-impl std::fmt::Debug for PrivacyGuard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PrivacyGuard")
-            .field("vault_patterns", &self.vault_patterns())
-            .finish()
-    }
-}
-
-impl PrivacyGuard {
-    /// Builds the matcher from vault entries `(kind, value)`.
-    pub fn new<'a>(entries: impl IntoIterator<Item = (PhiKind, &'a str)>) -> PrivacyGuard {
-        PrivacyGuard {
-            layers: vec![std::sync::Arc::new(VaultLayer::build(entries))],
-        }
+impl Scanner {
+    /// A scanner over matches already looked up.
+    pub fn from_matches(matched: HashMap<String, PhiKind>) -> Self {
+        Scanner { matched }
     }
 
-    /// This guard plus a layer for more entries (the first layers are shared, not rebuilt).
-    pub fn with_entries<'a>(
-        &self,
-        entries: impl IntoIterator<Item = (PhiKind, &'a str)>,
-    ) -> PrivacyGuard {
-        let mut layers = self.layers.clone();
-        layers.push(std::sync::Arc::new(VaultLayer::build(entries)));
-        PrivacyGuard { layers }
-    }
-
-    /// Number of strings in the vault matchers.
-    pub fn vault_patterns(&self) -> usize {
-        self.layers.iter().map(|l| l.patterns).sum()
-    }
-
-    /// Every span of `text` that matches the vault or a PII detector, merged where they overlap.
+    /// Every span of `text` that matches the vault or a PII pattern, merged where they overlap.
     pub fn scan(&self, text: &str) -> Vec<Finding> {
-        let mut found = Vec::new();
-        for layer in &self.layers {
-            let Some(matcher) = &layer.matcher else {
-                continue;
-            };
-            for m in matcher.find_overlapping_iter(text) {
-                if on_word_boundaries(text, m.start(), m.end()) {
-                    found.push(Finding {
-                        start: m.start(),
-                        end: m.end(),
-                        category: format!("vault:{}", layer.categories[m.pattern().as_usize()]),
-                    });
-                }
-            }
-        }
-        for (name, pattern) in PII_PATTERNS.iter() {
-            for m in pattern.find_iter(text) {
-                found.push(Finding {
-                    start: m.start(),
-                    end: m.end(),
-                    category: format!("pii:{name}"),
-                });
-            }
-        }
+        let mut found: Vec<Finding> = candidates(text)
+            .into_iter()
+            .filter_map(|c| {
+                self.matched.get(&c.key).map(|kind| Finding {
+                    start: c.start,
+                    end: c.end,
+                    category: format!("vault:{}", kind.as_str()),
+                })
+            })
+            .collect();
+        found.extend(pii_findings(text));
         merge(found)
     }
 
@@ -354,33 +547,64 @@ impl PrivacyGuard {
         out.push_str(&text[last..]);
         (out, findings)
     }
+}
 
-    /// Runs every free-text field of `value` through [`PrivacyGuard::redact`].
-    pub fn seal<T: Redactable>(&self, mut value: T) -> Guarded<T> {
+/// The guard: a vault index plus the PII patterns.
+#[derive(Clone)]
+pub struct PrivacyGuard {
+    index: Arc<dyn VaultIndex>,
+}
+
+impl std::fmt::Debug for PrivacyGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PrivacyGuard")
+    }
+}
+
+impl PrivacyGuard {
+    /// A guard over `index`.
+    pub fn new(index: Arc<dyn VaultIndex>) -> PrivacyGuard {
+        PrivacyGuard { index }
+    }
+
+    /// A guard over vault entries held in memory (unit tests, tools).
+    pub fn in_memory<'a>(entries: impl IntoIterator<Item = (PhiKind, &'a str)>) -> PrivacyGuard {
+        PrivacyGuard::new(Arc::new(MemoryVault::new(entries)))
+    }
+
+    /// Looks up every vault key of `texts` at once.
+    pub async fn scanner(&self, texts: &[&str]) -> Result<Scanner, GuardError> {
+        let mut keys: Vec<String> = texts
+            .iter()
+            .flat_map(|t| candidates(t))
+            .map(|c| c.key)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Ok(Scanner {
+            matched: self.index.lookup(&keys).await?,
+        })
+    }
+
+    /// Runs every free-text field of `value` through the vault and the PII patterns.
+    pub async fn seal<T: Redactable>(&self, mut value: T) -> Result<Guarded<T>, GuardError> {
+        let texts = value.texts();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let scanner = self.scanner(&refs).await?;
         let mut report = GuardReport {
             checks: vec!["vault".into(), "pii_patterns".into()],
-            vault_patterns: self.vault_patterns(),
             ..GuardReport::default()
         };
         value.redact_fields(&mut |text| {
-            let (redacted, findings) = self.redact(text);
+            let (redacted, findings) = scanner.redact(text);
             report.redactions += findings.len();
             for f in findings {
                 *report.by_category.entry(f.category).or_default() += 1;
             }
             redacted
         });
-        Guarded { value, report }
+        Ok(Guarded { value, report })
     }
-}
-
-fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
-    let inner_first = text[start..end].chars().next();
-    let inner_last = text[start..end].chars().next_back();
-    let before = text[..start].chars().next_back();
-    let after = text[end..].chars().next();
-    let joins = |outer: Option<char>, inner: Option<char>| matches!((outer, inner), (Some(o), Some(i)) if o.is_alphanumeric() && i.is_alphanumeric());
-    !joins(before, inner_first) && !joins(after, inner_last)
 }
 
 /// Sorts findings and merges overlapping spans (the first category wins).
@@ -400,11 +624,14 @@ fn merge(mut found: Vec<Finding>) -> Vec<Finding> {
 mod tests {
     use super::*;
 
-    fn guard() -> PrivacyGuard {
-        PrivacyGuard::new([
+    fn entries() -> Vec<(PhiKind, &'static str)> {
+        vec![
             (PhiKind::FullName, "Mr. Ruben688 Medhurst46"),
             (PhiKind::GivenName, "Ruben688"),
             (PhiKind::FamilyName, "Medhurst46"),
+            (PhiKind::FamilyName, "Guzmán"),
+            (PhiKind::FamilyName, "Smith-Jones"),
+            (PhiKind::FamilyName, "Li"),
             (PhiKind::NamePrefix, "Mr."),
             (PhiKind::BirthDate, "1991-11-15"),
             (PhiKind::Phone, "555-378-2854"),
@@ -415,90 +642,104 @@ mod tests {
             (PhiKind::DriversLicense, "S99936947"),
             (PhiKind::Identifier, "085e81c0-7a95-ef02-16ef-aa1b4344deed"),
             (PhiKind::Identifier, "42"),
-        ])
+            (PhiKind::ContactName, "Mary Jones"),
+            (PhiKind::PersonName, "Dr. Ramiro608 Medina"),
+        ]
     }
 
     fn redacted(text: &str) -> String {
-        guard().redact(text).0
+        let guard = PrivacyGuard::in_memory(entries());
+        let scanner = futures::executor::block_on(guard.scanner(&[text])).unwrap();
+        scanner.redact(text).0
     }
 
     #[test]
-    fn redacts_vault_strings_and_their_variants() {
+    fn redacts_vault_strings_in_any_spelling() {
         for leak in [
             "Ruben688 Medhurst46",
             "Mr. Ruben Medhurst",
             "ruben medhurst",
             "RUBEN688",
             "Medhurst",
-            "born 1991-11-15",
+            "Rub\u{200b}en688",
+            "Rubеn688",
+            "Guzman",
+            "GUZMÁN",
+            "Smith",
+            "Jones",
+            "SmithJones",
+            "Li",
             "15 November 1991",
-            "November 15, 1991",
+            "November 15th, 1991",
+            "the 15th of November 1991",
             "11/15/1991",
-            "Nov 15, 1991",
+            "15.11.1991",
             "(555) 378-2854",
             "5553782854",
-            "555.378.2854",
-            "501 Pollich Burg",
+            "555_378_2854",
+            "+1 555 378 2854",
+            "Pollich Burg",
             "East Sandwich",
             "02537",
-            "999-87-1947",
-            "999871947",
-            "S99936947",
+            "999.87.1947",
+            "999 87 1947",
+            "99936947",
             "085e81c0-7a95-ef02-16ef-aa1b4344deed",
+            "Mary",
+            "Ramiro",
+            "患者Ruben688的",
         ] {
             let text = format!("The answer is {leak}, as requested.");
             let out = redacted(&text);
             assert!(out.contains(REDACTED), "not redacted: {leak} → {out}");
-            for word in leak.split_whitespace() {
-                let word = word.trim_matches(|c: char| !c.is_alphanumeric());
-                if word.len() >= 3 && !["born", "Mr"].contains(&word) {
-                    assert!(
-                        !out.to_lowercase().contains(&word.to_lowercase()),
-                        "{word} survived in {out}"
-                    );
+            let folded = text::fold(&out);
+            for word in text::words(leak) {
+                if word.len() >= 3
+                    && !["mr", "the", "of"].contains(&word.as_str())
+                    && word.chars().any(|c| c.is_ascii_alphabetic())
+                {
+                    assert!(!folded.contains(&word), "{word} survived in {out}");
                 }
             }
         }
     }
 
     #[test]
-    fn respects_word_boundaries_and_short_values() {
-        // "Burg" is only part of an address line; "42" is too short to match.
-        assert_eq!(
-            redacted("Value is 42 kg. Hamburger."),
-            "Value is 42 kg. Hamburger."
-        );
-        // A name inside a longer word is not that name.
-        assert_eq!(redacted("Rubenesque"), "Rubenesque");
-        assert_eq!(redacted("Mr. Smith"), "Mr. Smith");
+    fn leaves_ordinary_text_alone() {
+        for clean in [
+            "Value is 42 kg. Hamburger.",
+            "Rubenesque",
+            "Diastolic Blood Pressure is 76 to 83 mm[Hg], 3 readings, March 2015 to May 2016.",
+            "Code is 0-10 verbal numeric rating. Onset in August 2011.",
+            "Value is 4.7 10*6/uL.",
+            "HbA1c is 6.1 %.",
+        ] {
+            assert_eq!(redacted(clean), clean);
+        }
     }
 
     #[test]
     fn generic_detectors_work_without_a_vault() {
-        let empty = PrivacyGuard::new([]);
+        let guard = PrivacyGuard::in_memory([]);
         for leak in [
             "call 617-555-0199",
+            "call +44 20 7946 0958",
             "call (617) 555-0199",
             "mail jane.doe@example.org",
             "see https://example.org/patient/1",
-            "SSN 123-45-6789",
+            "SSN 123.45.6789",
             "date of birth: 03/04/1950",
             "born on March 4, 1950",
-            "DOB 1950-03-04",
             "id 9c3f0a4e-1b2c-4d5e-8f90-123456789abc",
             "MRN 1234567890123",
+            "IBAN DE89 3704 0044 0532 0130 00",
+            "from 192.168.10.24",
+            "licence X1234567",
         ] {
-            let (out, findings) = empty.redact(leak);
+            let scanner = futures::executor::block_on(guard.scanner(&[leak])).unwrap();
+            let (out, findings) = scanner.redact(leak);
             assert!(!findings.is_empty(), "missed {leak}");
             assert!(out.contains(REDACTED), "{out}");
-        }
-        for clean in [
-            "Value is 118 mm[Hg] in March 2015.",
-            "Diastolic Blood Pressure is 76 to 83 mm[Hg].",
-            "Onset in August 2011.",
-            "Code is 0-10 verbal numeric rating.",
-        ] {
-            assert_eq!(empty.redact(clean).0, clean);
         }
     }
 
@@ -506,52 +747,24 @@ mod tests {
     fn seal_reports_categories_not_text() {
         struct Answer(String, String);
         impl Redactable for Answer {
+            fn texts(&self) -> Vec<String> {
+                vec![self.0.clone(), self.1.clone()]
+            }
             fn redact_fields(&mut self, redact: &mut dyn FnMut(&str) -> String) {
                 self.0 = redact(&self.0);
                 self.1 = redact(&self.1);
             }
         }
-        let sealed = guard().seal(Answer(
+        let guard = PrivacyGuard::in_memory(entries());
+        let sealed = futures::executor::block_on(guard.seal(Answer(
             "Ruben688 lives at 501 Pollich Burg".into(),
             "Call 555-378-2854".into(),
-        ));
+        )))
+        .unwrap();
         assert_eq!(sealed.value().0, "[redacted] lives at [redacted]");
         assert_eq!(sealed.value().1, "Call [redacted]");
-        let report = sealed.report();
-        assert_eq!(report.redactions, 3);
-        assert_eq!(report.by_category["vault:address_line"], 1);
-        assert_eq!(report.by_category["vault:phone"], 1);
-        let names: usize = report
-            .by_category
-            .iter()
-            .filter(|(k, _)| k.ends_with("_name"))
-            .map(|(_, n)| n)
-            .sum();
-        assert_eq!(names, 1);
-        let json = serde_json::to_string(report).unwrap();
+        assert_eq!(sealed.report().redactions, 3);
+        let json = serde_json::to_string(sealed.report()).unwrap();
         assert!(!json.contains("Ruben"), "{json}");
-    }
-
-    #[test]
-    fn merges_overlaps() {
-        let merged = merge(vec![
-            Finding {
-                start: 0,
-                end: 5,
-                category: "a".into(),
-            },
-            Finding {
-                start: 3,
-                end: 9,
-                category: "b".into(),
-            },
-            Finding {
-                start: 10,
-                end: 12,
-                category: "c".into(),
-            },
-        ]);
-        assert_eq!(merged.len(), 2);
-        assert_eq!((merged[0].start, merged[0].end), (0, 9));
     }
 }

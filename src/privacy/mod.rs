@@ -1,13 +1,14 @@
 //! Privacy: the deterministic code that every answer goes through, whatever the LLM did.
 //!
-//! - [`guard`]: the last gate. Matches text against every string of the PHI vault (and the
-//!   variants a model might write: digit-stripped names, name parts, birth dates in common
-//!   formats, phone numbers with other separators) with one multi-pattern automaton, and against
-//!   generic PII patterns (phone, e-mail, SSN, dates of birth, URLs, UUIDs). Only its output type
-//!   can be published.
+//! - [`guard`]: the last gate. Looks the normalized words, digit windows and dates of outgoing
+//!   text up in the vault's index, and matches generic PII patterns (phones of any spelling,
+//!   e-mail, URLs, IP addresses, IBANs, identifiers, days). Only its output type can be
+//!   published.
+//! - [`deid`]: de-identification of record free text at ingest.
 //! - [`generalize`]: rounding, date and age generalization, folding readings into ranges.
-//! - [`pseudonym`]: stable, keyed pseudonyms for patients.
+//! - [`pseudonym`]: per-answer pseudonyms ("Patient A"), never stable across answers.
 
+pub mod deid;
 pub mod generalize;
 pub mod guard;
 pub mod pseudonym;

@@ -1,25 +1,40 @@
-//! Stable pseudonyms: a keyed hash of the internal patient key, so that the same patient has the
-//! same pseudonym in every answer of one deployment, while the pseudonym reveals nothing without
-//! the deployment's secret (kept in the database, never on the bus).
+//! Per-answer pseudonyms. An answer about one patient calls them "the patient"; an answer about
+//! several calls them "Patient A", "Patient B", … in the order they first appear. Labels are
+//! given afresh in every answer and derive from nothing but that order, so no label links two
+//! answers, and none can be turned back into a patient by anyone, the deployment included.
 
-use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 
-/// Letters and digits that cannot be confused with one another (no 0/O, 1/I/L).
-const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+/// "A", "B", …, "Z", "AA", "AB", …
+fn letters(mut n: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(b'A' + (n % 26) as u8);
+        if n < 26 {
+            break;
+        }
+        n = n / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).expect("ASCII letters")
+}
 
-/// The pseudonym of one patient: "Patient" followed by five characters of a keyed hash.
-pub fn pseudonym(secret: &[u8], patient_key: i64) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(b"fhir-rag pseudonym v1\0");
-    hasher.update(secret);
-    hasher.update(patient_key.to_le_bytes());
-    let digest = hasher.finalize();
-    let code: String = digest
-        .iter()
-        .take(5)
-        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
-        .collect();
-    format!("Patient {code}")
+/// Labels for the patients of one answer, given in order of first appearance (repeats ignored).
+pub fn labels(patients: impl IntoIterator<Item = i64>) -> BTreeMap<i64, String> {
+    let mut order: Vec<i64> = Vec::new();
+    for p in patients {
+        if !order.contains(&p) {
+            order.push(p);
+        }
+    }
+    if order.len() == 1 {
+        return BTreeMap::from([(order[0], "The patient".to_string())]);
+    }
+    order
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (p, format!("Patient {}", letters(i))))
+        .collect()
 }
 
 #[cfg(test)]
@@ -27,19 +42,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stable_for_one_secret_and_different_across_secrets() {
-        assert_eq!(pseudonym(b"s1", 42), pseudonym(b"s1", 42));
-        assert_ne!(pseudonym(b"s1", 42), pseudonym(b"s2", 42));
-        assert_ne!(pseudonym(b"s1", 42), pseudonym(b"s1", 43));
-        let p = pseudonym(b"s1", 42);
-        assert!(p.starts_with("Patient "), "{p}");
-        assert_eq!(p.len(), "Patient ".len() + 5);
+    fn one_patient_is_the_patient_several_are_lettered_in_order() {
+        assert_eq!(labels([42, 42])[&42], "The patient");
+        let l = labels([9, 3, 9, 7]);
+        assert_eq!(
+            (l[&9].as_str(), l[&3].as_str(), l[&7].as_str()),
+            ("Patient A", "Patient B", "Patient C")
+        );
+        assert_eq!(letters(26), "AA");
+        assert_eq!(letters(27), "AB");
     }
 
     #[test]
-    fn hardly_ever_collide() {
-        let all: std::collections::HashSet<String> =
-            (0..2000).map(|k| pseudonym(b"secret", k)).collect();
-        assert!(all.len() >= 1998, "{} distinct of 2000", all.len());
+    fn labels_carry_no_identity() {
+        // The same patient gets the label its position gives, in every answer.
+        assert_eq!(labels([1, 2])[&1], labels([5, 6])[&5]);
+        assert_eq!(labels([2, 1])[&1], "Patient B");
     }
 }

@@ -170,9 +170,34 @@ impl Store {
         &self.pool
     }
 
-    /// Runs the migrations in `migrations/`.
+    /// Runs the migrations in `migrations/`, then fills the vault's lookup keys of a store
+    /// filled before they existed (keys are computed by the crate's normalizer, not in SQL).
     pub async fn migrate(&self) -> Result<(), StoreError> {
         sqlx::migrate!("./migrations").run(&self.pool).await?;
+        let missing: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM phi_vault) AND NOT EXISTS (SELECT 1 FROM vault_keys)",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        if missing {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query("LOCK TABLE vault_keys IN EXCLUSIVE MODE")
+                .execute(&mut *tx)
+                .await?;
+            let rows: Vec<(i64, String, String)> =
+                sqlx::query_as("SELECT patient_key, kind, value FROM phi_vault")
+                    .fetch_all(&mut *tx)
+                    .await?;
+            let entries: Vec<(i64, crate::phi::PhiKind, &str)> = rows
+                .iter()
+                .filter_map(|(k, kind, v)| {
+                    crate::phi::PhiKind::parse(kind).map(|kind| (*k, kind, v.as_str()))
+                })
+                .collect();
+            insert_vault_keys(&mut tx, &entries, Owner::Patient).await?;
+            tx.commit().await?;
+            tracing::info!(vault_rows = rows.len(), "vault lookup keys filled");
+        }
         Ok(())
     }
 
@@ -240,7 +265,7 @@ impl Store {
             .into_iter()
             .map(str::to_string)
             .collect();
-        if ids.is_empty() {
+        if ids.is_empty() && flattened.parties.is_empty() {
             return Ok(outcome);
         }
         let mut tx = self.pool.begin().await?;
@@ -325,30 +350,125 @@ async fn insert_vault(
     flattened: &Flattened,
     keys: &HashMap<String, i64>,
 ) -> Result<(), StoreError> {
-    let mut patient_keys = Vec::new();
-    let mut kinds = Vec::new();
-    let mut values = Vec::new();
+    let mut entries: Vec<(i64, crate::phi::PhiKind, &str)> = Vec::new();
     for patient in &flattened.patients {
         let key = keys[&patient.fhir_id];
         for entry in &patient.vault {
-            patient_keys.push(key);
-            kinds.push(entry.kind.as_str());
-            values.push(entry.value.expose());
+            entries.push((key, entry.kind, entry.value.expose()));
         }
     }
-    if patient_keys.is_empty() {
+    if !entries.is_empty() {
+        sqlx::query(
+            "INSERT INTO phi_vault (patient_key, kind, value)
+             SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING",
+        )
+        .bind(entries.iter().map(|e| e.0).collect::<Vec<i64>>())
+        .bind(entries.iter().map(|e| e.1.as_str()).collect::<Vec<&str>>())
+        .bind(entries.iter().map(|e| e.2).collect::<Vec<&str>>())
+        .execute(&mut **tx)
+        .await?;
+        insert_vault_keys(tx, &entries, Owner::Patient).await?;
+    }
+    insert_parties(tx, flattened).await
+}
+
+/// Whose vault keys these are.
+#[derive(Clone, Copy)]
+enum Owner {
+    Patient,
+    Party,
+}
+
+/// The lookup keys of vault entries (the guard's and name resolution's index).
+async fn insert_vault_keys(
+    tx: &mut Transaction<'_, Postgres>,
+    entries: &[(i64, crate::phi::PhiKind, &str)],
+    owner: Owner,
+) -> Result<(), StoreError> {
+    let mut owners = Vec::new();
+    let mut kinds = Vec::new();
+    let mut lookup = Vec::new();
+    for (key, kind, value) in entries {
+        for k in crate::privacy::guard::vault_keys(*kind, value) {
+            owners.push(*key);
+            kinds.push(kind.as_str());
+            lookup.push(k);
+        }
+    }
+    if lookup.is_empty() {
         return Ok(());
     }
-    sqlx::query(
-        "INSERT INTO phi_vault (patient_key, kind, value)
-         SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING",
-    )
-    .bind(&patient_keys)
+    let column = match owner {
+        Owner::Patient => "patient_key",
+        Owner::Party => "party_key",
+    };
+    sqlx::query(AssertSqlSafe(format!(
+        "INSERT INTO vault_keys (key, kind, {column})
+         SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING"
+    )))
+    .bind(&lookup)
     .bind(&kinds)
-    .bind(&values)
+    .bind(&owners)
     .execute(&mut **tx)
     .await?;
     Ok(())
+}
+
+/// Practitioners, related persons, organizations, locations and named references: their vault
+/// rows and lookup keys (the guard knows them; documents never hold them).
+async fn insert_parties(
+    tx: &mut Transaction<'_, Postgres>,
+    flattened: &Flattened,
+) -> Result<(), StoreError> {
+    if flattened.parties.is_empty() {
+        return Ok(());
+    }
+    let mut types: Vec<&str> = Vec::new();
+    let mut ids: Vec<&str> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for party in &flattened.parties {
+        if seen.insert((party.resource_type.as_str(), party.fhir_id.as_str())) {
+            types.push(&party.resource_type);
+            ids.push(&party.fhir_id);
+        }
+    }
+    let rows = sqlx::query(
+        "INSERT INTO parties (resource_type, fhir_id) SELECT * FROM UNNEST($1::text[], $2::text[])
+         ON CONFLICT (resource_type, fhir_id) DO UPDATE SET fhir_id = EXCLUDED.fhir_id
+         RETURNING party_key, resource_type, fhir_id",
+    )
+    .bind(&types)
+    .bind(&ids)
+    .fetch_all(&mut **tx)
+    .await?;
+    let keys: HashMap<(String, String), i64> = rows
+        .into_iter()
+        .map(|r| {
+            (
+                (r.get("resource_type"), r.get("fhir_id")),
+                r.get("party_key"),
+            )
+        })
+        .collect();
+    let mut entries: Vec<(i64, crate::phi::PhiKind, &str)> = Vec::new();
+    for party in &flattened.parties {
+        let key = keys[&(party.resource_type.clone(), party.fhir_id.clone())];
+        for entry in &party.vault {
+            entries.push((key, entry.kind, entry.value.expose()));
+        }
+    }
+    entries.sort_unstable_by(|a, b| (a.0, a.1.as_str(), a.2).cmp(&(b.0, b.1.as_str(), b.2)));
+    entries.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2);
+    sqlx::query(
+        "INSERT INTO party_vault (party_key, kind, value)
+         SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING",
+    )
+    .bind(entries.iter().map(|e| e.0).collect::<Vec<i64>>())
+    .bind(entries.iter().map(|e| e.1.as_str()).collect::<Vec<&str>>())
+    .bind(entries.iter().map(|e| e.2).collect::<Vec<&str>>())
+    .execute(&mut **tx)
+    .await?;
+    insert_vault_keys(tx, &entries, Owner::Party).await
 }
 
 /// Upserts facts; returns how many changed and the documents they touch (old and new days).

@@ -210,6 +210,12 @@ async fn attack_protocol_leaks_nothing_over_the_whole_archive() {
     )
     .await;
     assert_eq!(rules.values().sum::<usize>(), prompts.len());
+    // The red team asks as a cohort role: the 360 prompts that name a patient are refused
+    // (whoever the name belongs to); disease prompts get cohort answers.
+    assert!(
+        rules.get(&AnswerStatus::Refused).copied().unwrap_or(0) >= 3 * 120,
+        "{rules:?}"
+    );
     assert!(
         rules.get(&AnswerStatus::Answered).copied().unwrap_or(0) > 0,
         "{rules:?}"
@@ -302,28 +308,31 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
         .trim_end_matches('.')
         .to_string();
 
-    // A condition shared by few patients who have medications, and those medications.
+    // The condition shared by the most patients who have medications, and the medications at
+    // least 2 of those patients share (the cohort answer's k is 2 on these 10 patients).
     let condition: String = sqlx::query_scalar(
         "SELECT lower(trim(regexp_replace(substring(c.sentences FROM '^Condition is ([^.(]*)'), '\\s+$', '')))
          FROM facts c
          WHERE c.resource_type = 'Condition'
            AND EXISTS (SELECT 1 FROM facts m WHERE m.patient_key = c.patient_key AND m.resource_type = 'MedicationRequest')
-         GROUP BY 1 ORDER BY count(DISTINCT c.patient_key), 1 LIMIT 1",
+         GROUP BY 1 ORDER BY count(DISTINCT c.patient_key) DESC, 1 LIMIT 1",
     )
     .fetch_one(pool)
     .await
     .unwrap();
     let medications: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT substring(m.sentences FROM '^Medication is ([^.]*)')
-         FROM facts m WHERE m.resource_type = 'MedicationRequest' AND m.patient_key IN (
-             SELECT patient_key FROM facts WHERE resource_type = 'Condition'
-               AND to_tsvector('english', sentences) @@ plainto_tsquery('english', $1))",
+        "SELECT name FROM (
+             SELECT substring(m.sentences FROM '^Medication is (.*?)\\. [A-Z]') AS name, m.patient_key
+             FROM facts m WHERE m.resource_type = 'MedicationRequest' AND m.patient_key IN (
+                 SELECT patient_key FROM facts WHERE resource_type = 'Condition'
+                   AND to_tsvector('english', sentences) @@ plainto_tsquery('english', $1))) t
+         WHERE name IS NOT NULL
+         GROUP BY name HAVING count(DISTINCT patient_key) >= 2",
     )
     .bind(&condition)
     .fetch_all(pool)
     .await
     .unwrap();
-    assert!(!medications.is_empty());
 
     // Another patient, the one the limited requester may not see.
     let other: (i64, String, String) = sqlx::query_as(
@@ -388,6 +397,8 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
             "5",
             "--queries-per-minute",
             "1",
+            "--cohort-min-patients",
+            "2",
         ],
     );
     run.publish_queries(&payloads).await;
@@ -425,16 +436,21 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
             a.answer
         );
         assert!(
-            !a.synthetic_query.contains(&given) && a.synthetic_query.contains("Patient "),
+            !a.synthetic_query.contains(&given) && a.synthetic_query.contains("the patient"),
             "{a:?}"
         );
     }
+    // A cohort question: counts, no patient, no pseudonym.
     let two_step = get("two-step");
     assert_eq!(two_step.status, AnswerStatus::Answered, "{two_step:?}");
+    assert_eq!(two_step.privacy.policy, "cohort");
+    assert!(two_step.answer.contains("Cohort: "), "{two_step:?}");
+    assert!(!two_step.answer.contains("Patient "), "{two_step:?}");
     assert!(
-        medications
-            .iter()
-            .any(|m| two_step.answer.contains(&generalize_text(m))),
+        medications.is_empty()
+            || medications
+                .iter()
+                .any(|m| two_step.answer.contains(&generalize_text(m))),
         "{} names none of {medications:?}",
         two_step.answer
     );
@@ -476,7 +492,8 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
             "{id} read documents of {documents:?}"
         );
     }
-    assert_ne!(get("other-by-name").status, AnswerStatus::Refused);
+    // A name outside the care team's list: not found, never another patient's facts.
+    assert_eq!(get("other-by-name").status, AnswerStatus::NotFound);
 
     // Rate limit: a burst of 5, then "rate limited" (never silence).
     let limited = (0..8)
@@ -540,10 +557,9 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
     assert_eq!(a.status, AnswerStatus::Answered, "{a:?}");
     assert!(a.llm_calls >= 1 && a.backend == "openai:recorded", "{a:?}");
     assert!(check.leaks(&a.answer).is_empty(), "{}", a.answer);
-    assert!(
-        a.answer.contains("[redacted]") && a.privacy.redactions >= 2,
-        "{a:?}"
-    );
+    // The reply holds numbers the synthetic document does not (the phone): the template
+    // answers instead, with the rounded value.
+    assert!(a.answer.contains(&format!("Value is {value}")), "{a:?}");
     let requests = server.requests();
     assert!(!requests.is_empty());
     for body in requests {

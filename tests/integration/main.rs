@@ -8,4 +8,5 @@ mod hostile;
 mod ingest;
 mod model;
 mod openai_fixture;
+mod privacy;
 mod support;

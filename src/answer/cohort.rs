@@ -1,0 +1,371 @@
+//! Cohort answers: what a cohort role (a researcher, an analyst) may learn. Counts of patients
+//! per medication, condition, allergy, procedure or immunization, and medians and middle halves
+//! of readings (the latest per patient); every figure stands for at least `k` patients, the
+//! cohort itself included. No patient is described, no pseudonym is given, nothing is said
+//! about a group smaller than `k`: "fewer than k patients" and "no patient" read the same.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::NaiveDate;
+use sqlx::{PgPool, Row};
+
+use super::question::QuestionAnalysis;
+use super::search::{self, Scope};
+use super::synthesis::SyntheticDocument;
+use crate::privacy::generalize::{format_value, generalize_text, Reading};
+use crate::store::StoreError;
+
+/// Most items listed per kind of fact.
+const TOP: usize = 10;
+
+/// What a cohort question is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Topic {
+    Medications,
+    Conditions,
+    Allergies,
+    Procedures,
+    Immunizations,
+    Readings,
+    Overview,
+}
+
+impl Topic {
+    fn of(analysis: &QuestionAnalysis) -> Topic {
+        let has = |t: &str| analysis.terms.iter().any(|x| x == t);
+        if has("medication") {
+            Topic::Medications
+        } else if has("allergy") {
+            Topic::Allergies
+        } else if has("procedure") {
+            Topic::Procedures
+        } else if has("immunization") {
+            Topic::Immunizations
+        } else if has("condition") {
+            Topic::Conditions
+        } else if analysis.terms.iter().any(|t| {
+            ![
+                "many",
+                "count",
+                "number",
+                "cohort",
+                "common",
+                "frequent",
+                "prevalence",
+            ]
+            .contains(&t.as_str())
+        }) {
+            Topic::Readings
+        } else {
+            Topic::Overview
+        }
+    }
+
+    /// (resource type, the sentence's leading subject) of the facts counted.
+    fn facts(self) -> Option<(&'static str, &'static str)> {
+        Some(match self {
+            Topic::Medications => ("MedicationRequest", "Medication is "),
+            Topic::Conditions => ("Condition", "Condition is "),
+            Topic::Allergies => ("AllergyIntolerance", "Allergy is "),
+            Topic::Procedures => ("Procedure", "Procedure is "),
+            Topic::Immunizations => ("Immunization", "Immunization is "),
+            Topic::Readings | Topic::Overview => return None,
+        })
+    }
+}
+
+/// The first sentence's object: "Medication is Acetaminophen 325 MG Oral Tablet. Status is …"
+/// → "Acetaminophen 325 MG Oral Tablet".
+fn head<'a>(sentences: &'a str, lead: &str) -> Option<&'a str> {
+    let rest = sentences.strip_prefix(lead)?;
+    let end = rest
+        .match_indices(". ")
+        .map(|(i, _)| i)
+        .next()
+        .unwrap_or(rest.len());
+    Some(rest[..end].trim_end_matches('.'))
+}
+
+/// The cohort a question is about: the patients in scope with its condition, or the whole scope.
+async fn cohort(
+    pool: &PgPool,
+    scope: &Scope,
+    condition: Option<&str>,
+) -> Result<Vec<i64>, StoreError> {
+    Ok(match condition {
+        Some(condition) => {
+            search::condition_patients(pool, condition, scope, i64::MAX as usize).await?
+        }
+        None => match scope {
+            Scope::Patients(keys) => keys.clone(),
+            Scope::All => {
+                sqlx::query_scalar("SELECT patient_key FROM patients ORDER BY patient_key")
+                    .fetch_all(pool)
+                    .await?
+            }
+        },
+    })
+}
+
+async fn facts_of(
+    pool: &PgPool,
+    patients: &[i64],
+    resource_type: &str,
+) -> Result<Vec<(i64, Option<NaiveDate>, String)>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT patient_key, day, sentences FROM facts
+         WHERE resource_type = $1 AND patient_key = ANY($2) ORDER BY patient_key, day",
+    )
+    .bind(resource_type)
+    .bind(patients)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.get("patient_key"), r.get("day"), r.get("sentences")))
+        .collect())
+}
+
+/// Patients per item, only items with at least `k` patients, most frequent first.
+fn counts(
+    facts: &[(i64, Option<NaiveDate>, String)],
+    lead: &str,
+    k: usize,
+) -> Vec<(String, usize)> {
+    let mut patients: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
+    for (patient, _, sentences) in facts {
+        if let Some(item) = head(sentences, lead) {
+            patients
+                .entry(generalize_text(item))
+                .or_default()
+                .insert(*patient);
+        }
+    }
+    let mut out: Vec<(String, usize)> = patients
+        .into_iter()
+        .map(|(item, p)| (item, p.len()))
+        .filter(|(_, n)| *n >= k)
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    out.truncate(TOP);
+    out
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let position = q * (sorted.len() - 1) as f64;
+    let (low, high) = (position.floor() as usize, position.ceil() as usize);
+    sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)
+}
+
+/// The latest reading of one code per patient.
+type LatestByPatient = BTreeMap<i64, (Option<NaiveDate>, Reading)>;
+
+/// Medians and middle halves of the latest reading per patient, for the observation codes the
+/// question's terms name, each over at least `k` patients.
+fn readings(facts: &[(i64, Option<NaiveDate>, String)], terms: &[String], k: usize) -> Vec<String> {
+    // code → patient → (day, the reading's values and wording)
+    let mut latest: BTreeMap<String, LatestByPatient> = BTreeMap::new();
+    for (patient, day, sentences) in facts {
+        let words = super::question::line_terms(sentences);
+        if !terms.iter().any(|t| words.contains(t)) {
+            continue;
+        }
+        let Some(code_at) = sentences.find("Code is ") else {
+            continue;
+        };
+        let Some(code) = head(&sentences[code_at..], "Code is ") else {
+            continue;
+        };
+        let values =
+            sentences[code_at + "Code is ".len() + code.len()..].trim_start_matches(['.', ' ']);
+        let reading = Reading::parse(values);
+        if reading.values.is_empty() {
+            continue;
+        }
+        let entry = latest.entry(code.to_string()).or_default();
+        match entry.get(patient) {
+            Some((seen, _)) if *seen >= *day => {}
+            _ => {
+                entry.insert(*patient, (*day, reading));
+            }
+        }
+    }
+    let mut codes: Vec<(String, LatestByPatient)> =
+        latest.into_iter().filter(|(_, p)| p.len() >= k).collect();
+    // The code that names the most of the question's terms, then the most patients.
+    codes.sort_by_key(|(code, p)| {
+        let words = super::question::line_terms(code);
+        (
+            std::cmp::Reverse(terms.iter().filter(|t| words.contains(*t)).count()),
+            std::cmp::Reverse(p.len()),
+        )
+    });
+    let mut lines = Vec::new();
+    for (code, patients) in codes.into_iter().take(3) {
+        let template = patients
+            .values()
+            .next()
+            .map(|(_, r)| r.template.clone())
+            .unwrap_or_default();
+        let same: Vec<&Reading> = patients
+            .values()
+            .map(|(_, r)| r)
+            .filter(|r| r.template == template)
+            .collect();
+        if same.len() < k {
+            continue;
+        }
+        let slots = same[0].values.len();
+        let summaries: Vec<String> = (0..slots)
+            .map(|slot| {
+                let mut values: Vec<f64> = same
+                    .iter()
+                    .filter_map(|r| r.values.get(slot).copied())
+                    .collect();
+                values.sort_by(f64::total_cmp);
+                format!(
+                    "median {} (middle half {} to {})",
+                    format_value(quantile(&values, 0.5)),
+                    format_value(quantile(&values, 0.25)),
+                    format_value(quantile(&values, 0.75))
+                )
+            })
+            .collect();
+        let rendered = Reading {
+            template,
+            values: Vec::new(),
+        }
+        .render(&summaries);
+        lines.push(format!(
+            "{code}, latest reading of each of {} patients: {}",
+            same.len(),
+            rendered.trim()
+        ));
+    }
+    lines
+}
+
+/// The cohort document for a question, or `None` when fewer than `k` patients stand behind it.
+pub async fn aggregate(
+    pool: &PgPool,
+    scope: &Scope,
+    analysis: &QuestionAnalysis,
+    condition: Option<&str>,
+    k: usize,
+) -> Result<Option<SyntheticDocument>, StoreError> {
+    let k = k.max(1);
+    let patients = cohort(pool, scope, condition).await?;
+    if patients.len() < k {
+        return Ok(None);
+    }
+    let described = match condition {
+        Some(c) => format!("{} patients with {c}", patients.len()),
+        None => format!("{} patients", patients.len()),
+    };
+    let mut lines = vec![format!("Cohort: {described}.")];
+    let topic = Topic::of(analysis);
+    let mut listed =
+        |resource_type: &str, lead: &str, facts: &[(i64, Option<NaiveDate>, String)]| {
+            let _ = resource_type;
+            for (item, n) in counts(facts, lead, k) {
+                lines.push(format!("{lead}{item}: {n} patients."));
+            }
+        };
+    match topic.facts() {
+        Some((resource_type, lead)) => {
+            let facts = facts_of(pool, &patients, resource_type).await?;
+            listed(resource_type, lead, &facts);
+        }
+        None if topic == Topic::Readings => {
+            let facts = facts_of(pool, &patients, "Observation").await?;
+            let found = readings(&facts, &analysis.terms, k);
+            if found.is_empty() {
+                return Ok(Some(SyntheticDocument {
+                    lines: Vec::new(),
+                    document_ids: Vec::new(),
+                }));
+            }
+            lines.extend(found);
+        }
+        None => {
+            for (resource_type, lead) in [
+                ("Condition", "Condition is "),
+                ("MedicationRequest", "Medication is "),
+            ] {
+                let facts = facts_of(pool, &patients, resource_type).await?;
+                listed(resource_type, lead, &facts);
+            }
+        }
+    }
+    Ok(Some(SyntheticDocument {
+        lines,
+        document_ids: Vec::new(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(patient: i64, sentences: &str) -> (i64, Option<NaiveDate>, String) {
+        (patient, None, sentences.to_string())
+    }
+
+    #[test]
+    fn counts_only_items_shared_by_k_patients() {
+        let mut facts = Vec::new();
+        for p in 0..6 {
+            facts.push(fact(
+                p,
+                "Medication is Acetaminophen 325 MG Oral Tablet. Status is stopped.",
+            ));
+        }
+        for p in 0..2 {
+            facts.push(fact(
+                p,
+                "Medication is Rare drug 0.09 MG/ACTUAT Inhaler. Status is active.",
+            ));
+        }
+        // The same patient twice counts once.
+        facts.push(fact(
+            0,
+            "Medication is Acetaminophen 325 MG Oral Tablet. Status is active.",
+        ));
+        let listed = counts(&facts, "Medication is ", 5);
+        assert_eq!(
+            listed,
+            vec![("Acetaminophen 325 MG Oral Tablet".to_string(), 6)]
+        );
+        assert_eq!(
+            head(
+                "Medication is Albuterol 0.09 MG/ACTUAT Inhaler. Status is x.",
+                "Medication is "
+            ),
+            Some("Albuterol 0.09 MG/ACTUAT Inhaler")
+        );
+    }
+
+    #[test]
+    fn readings_give_medians_over_latest_values() {
+        let day = |d: u32| NaiveDate::from_ymd_opt(2015, 1, d);
+        let mut facts = Vec::new();
+        for p in 0..5i64 {
+            facts.push((
+                p,
+                day(1),
+                "Category is vital-signs. Code is Body Weight. Value is 50 kg.".to_string(),
+            ));
+            facts.push((
+                p,
+                day(2),
+                format!(
+                    "Category is vital-signs. Code is Body Weight. Value is {} kg.",
+                    70 + p * 2
+                ),
+            ));
+        }
+        let lines = readings(&facts, &["weight".to_string()], 5);
+        assert_eq!(lines, vec!["Body Weight, latest reading of each of 5 patients: Value is median 74 (middle half 72 to 76) kg."]);
+        assert!(readings(&facts, &["weight".to_string()], 6).is_empty());
+    }
+}

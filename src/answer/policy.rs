@@ -1,0 +1,148 @@
+//! Who may learn what about whom: the disclosure policy, decided by the requester's role and
+//! enforced in code, never by a model.
+//!
+//! | role | scope | may ask | gets |
+//! |---|---|---|---|
+//! | care team (`--care-team-roles`, with the patient list the query carries) | the listed patients | about those patients by name, about the list as a whole | the named patient's facts, generalized (months, rounded values, age bands), as "the patient" or "Patient A/B" per answer |
+//! | cohort (`--cohort-roles`) | every patient, or the list the query carries | about groups: conditions, medications, readings, counts | counts and medians over at least k patients (`--cohort-min-patients`, default 5); no individual, no pseudonym |
+//! | any other role, or a care team without a list | nothing | nothing | `refused` |
+//!
+//! A question that names or identifies a person the requester may not resolve (a cohort role
+//! naming anyone, a care team naming someone outside its list or nobody at all) is answered
+//! with the same status, text and synthetic query whether or not that person is a patient
+//! here: nothing in the answer depends on the vault outside the requester's scope.
+
+use super::contract::{AnswerStatus, Requester};
+use super::pipeline::AnswerConfig;
+
+/// The two ways of disclosing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disclosure {
+    /// A care team: its listed patients, by name.
+    CareTeam,
+    /// A cohort role: groups of at least k patients, never an individual.
+    Cohort,
+}
+
+impl Disclosure {
+    /// The name on the answer's privacy summary.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disclosure::CareTeam => "care_team",
+            Disclosure::Cohort => "cohort",
+        }
+    }
+}
+
+/// The policy for a requester, or `None` when its role may not ask at all.
+pub fn disclosure(config: &AnswerConfig, requester: &Requester) -> Option<Disclosure> {
+    let role = requester.role.as_str();
+    if config.cohort_roles.iter().any(|r| r == role) {
+        Some(Disclosure::Cohort)
+    } else if config.care_team_roles.iter().any(|r| r == role) && requester.patients.is_some() {
+        Some(Disclosure::CareTeam)
+    } else {
+        None
+    }
+}
+
+/// A fixed outcome: the same status and text whatever caused it, so that an answer never tells
+/// which of the causes it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Status.
+    pub status: AnswerStatus,
+    /// Answer text.
+    pub answer: &'static str,
+    /// Synthetic query shown (nothing of the question).
+    pub synthetic_query: &'static str,
+    /// The reason, for the audit table only.
+    pub reason: &'static str,
+}
+
+/// A role that may not ask, or a care team without a patient list.
+pub const NO_ACCESS: Outcome = Outcome {
+    status: AnswerStatus::Refused,
+    answer: "This requester's role may not ask about patients here (care-team roles need the \
+             list of patients they may see).",
+    synthetic_query: "",
+    reason: "no_access",
+};
+
+/// A cohort role's question names or identifies a person (whoever it is, patient or not).
+pub const COHORT_INDIVIDUAL: Outcome = Outcome {
+    status: AnswerStatus::Refused,
+    answer: "Cohort roles may ask about groups of patients only; questions that name or identify \
+             a person are not answered.",
+    synthetic_query: "A question about an individual person (not answered to a cohort role).",
+    reason: "cohort_individual",
+};
+
+/// A care team's question names someone who is not among its patients, or nobody, or gives an
+/// identifier: the same answer in every case.
+pub const NOT_ACCESSIBLE: Outcome = Outcome {
+    status: AnswerStatus::NotFound,
+    answer: "No patient matching that description is among the patients you may access.",
+    synthetic_query: "A question about a person not among the patients you may access.",
+    reason: "unresolved_name_or_identifier",
+};
+
+/// A care team's name matches several of its own patients equally.
+pub const AMBIGUOUS: Outcome = Outcome {
+    status: AnswerStatus::NotFound,
+    answer: "The name matches more than one of the patients you may access; please give the \
+             full name.",
+    synthetic_query: "A question about one of several patients with that name.",
+    reason: "ambiguous_name",
+};
+
+/// A cohort of fewer than k patients (none included: "none" and "a few" read the same).
+pub const TOO_FEW: Outcome = Outcome {
+    status: AnswerStatus::NotFound,
+    answer: "Fewer patients than the minimum for a cohort answer match this question, so nothing \
+             is reported about them.",
+    synthetic_query: "",
+    reason: "too_few_patients",
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Args {
+        #[command(flatten)]
+        answer: AnswerConfig,
+    }
+
+    fn requester(role: &str, patients: Option<Vec<String>>) -> Requester {
+        Requester {
+            id: "u".into(),
+            role: role.into(),
+            patients,
+        }
+    }
+
+    #[test]
+    fn roles_decide_the_policy() {
+        let config = Args::parse_from(["test"]).answer;
+        assert_eq!(
+            disclosure(&config, &requester("researcher", None)),
+            Some(Disclosure::Cohort)
+        );
+        assert_eq!(
+            disclosure(&config, &requester("researcher", Some(vec!["p".into()]))),
+            Some(Disclosure::Cohort)
+        );
+        assert_eq!(
+            disclosure(&config, &requester("clinician", Some(vec!["p".into()]))),
+            Some(Disclosure::CareTeam)
+        );
+        assert_eq!(disclosure(&config, &requester("clinician", None)), None);
+        assert_eq!(
+            disclosure(&config, &requester("janitor", Some(vec!["p".into()]))),
+            None
+        );
+    }
+}

@@ -1,0 +1,308 @@
+//! The one date grammar: every date a text names, in the spellings people, records and models
+//! use, with its span, its precision and every day it can mean (`03/04/2015` is 4 March in the
+//! US and 3 April elsewhere: both are candidates).
+//!
+//! Read: ISO (`2015-03-04`, `2015/03/04`, `2015.03.04`, with a time after it), compact
+//! (`20150304`), numeric day and month in either order with `/`, `-` or `.` and a two- or
+//! four-digit year, month names and abbreviations before or after the day with ordinals and
+//! "of" (`March 4th, 2015`, `4 Mar 2015`, `the 17th of February 1983`, `4-Mar-2015`), and months
+//! without a day (`March 2015`, `2015-03`).
+
+use std::sync::LazyLock;
+
+use chrono::{Datelike, NaiveDate};
+use regex::Regex;
+
+/// How precise a mention is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// A day.
+    Day,
+    /// A month of a year.
+    Month,
+}
+
+/// One date in a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DateMention {
+    /// Byte offset of the start.
+    pub start: usize,
+    /// Byte offset just past the end.
+    pub end: usize,
+    /// Every date it can mean (the first of the month for a month).
+    pub candidates: Vec<NaiveDate>,
+    /// Day or month.
+    pub precision: Precision,
+}
+
+impl DateMention {
+    /// The date most readers mean (ISO order, else month first as in US records).
+    pub fn date(&self) -> NaiveDate {
+        self.candidates[0]
+    }
+}
+
+/// English month names, January first.
+pub const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// "March 2015": a date without its day.
+pub fn month_year(date: NaiveDate) -> String {
+    format!("{} {}", MONTHS[date.month0() as usize], date.year())
+}
+
+const MONTH: &str = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?";
+
+enum Form {
+    Iso,
+    Compact,
+    Numeric,
+    MonthDayYear,
+    DayMonthYear,
+    MonthYear,
+    YearMonth,
+}
+
+static FORMS: LazyLock<Vec<(Form, Regex)>> = LazyLock::new(|| {
+    let r = |p: String| Regex::new(&p).expect("valid date regex");
+    vec![
+        (
+            Form::Iso,
+            r(r"\b(\d{4})([-/.])(\d{1,2})([-/.])(\d{1,2})(?:T[0-9:.+\-Z]*)?\b".into()),
+        ),
+        (
+            Form::Compact,
+            r(r"\b((?:19|20)\d{2})(\d{2})(\d{2})\b".into()),
+        ),
+        (
+            Form::MonthDayYear,
+            r(format!(
+                r"(?i)\b{MONTH}[\s\-/.,]+(\d{{1,2}})(?:st|nd|rd|th)?[\s\-/.,]+(\d{{4}})\b"
+            )),
+        ),
+        (
+            Form::DayMonthYear,
+            r(format!(
+                r"(?i)\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?[\s\-/.,]+{MONTH}[\s\-/.,]+(\d{{2}}|\d{{4}})\b"
+            )),
+        ),
+        (
+            Form::Numeric,
+            r(r"\b(\d{1,2})([/.\-])(\d{1,2})([/.\-])(\d{4}|\d{2})\b".into()),
+        ),
+        (
+            Form::MonthYear,
+            r(format!(r"(?i)\b{MONTH}(?:\s+of)?,?\s+(\d{{4}})\b")),
+        ),
+        (Form::YearMonth, r(r"\b((?:19|20)\d{2})-(\d{2})\b".into())),
+    ]
+});
+
+fn month_number(name: &str) -> u32 {
+    let lower = name.to_ascii_lowercase();
+    MONTHS
+        .iter()
+        .position(|m| lower.starts_with(&m[..3].to_ascii_lowercase()))
+        .map(|i| i as u32 + 1)
+        .unwrap_or(0)
+}
+
+fn year_of(text: &str) -> i32 {
+    let y: i32 = text.parse().unwrap_or(0);
+    if text.len() == 2 {
+        // Two-digit years: the most recent century that does not put the date in the future.
+        let this_year = chrono::Utc::now().year() % 100;
+        if y <= this_year + 1 {
+            2000 + y
+        } else {
+            1900 + y
+        }
+    } else {
+        y
+    }
+}
+
+fn ymd(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(y, m, d)
+}
+
+/// Every date `text` names, in order, without overlaps (the longest reading wins).
+pub fn find(text: &str) -> Vec<DateMention> {
+    let mut found: Vec<DateMention> = Vec::new();
+    let num = |s: &str| s.parse::<u32>().unwrap_or(0);
+    for (form, pattern) in FORMS.iter() {
+        for c in pattern.captures_iter(text) {
+            let whole = c.get(0).expect("group 0");
+            if found
+                .iter()
+                .any(|f| whole.start() < f.end && f.start < whole.end())
+            {
+                continue;
+            }
+            let (candidates, precision) = match form {
+                Form::Iso => {
+                    if c[2] != c[4] {
+                        continue; // 2015-03/04 is not a date
+                    }
+                    (
+                        ymd(num(&c[1]) as i32, num(&c[3]), num(&c[5]))
+                            .into_iter()
+                            .collect::<Vec<_>>(),
+                        Precision::Day,
+                    )
+                }
+                Form::Compact => (
+                    ymd(num(&c[1]) as i32, num(&c[2]), num(&c[3]))
+                        .into_iter()
+                        .collect(),
+                    Precision::Day,
+                ),
+                Form::Numeric => {
+                    if c[2] != c[4] {
+                        continue;
+                    }
+                    let y = year_of(&c[5]);
+                    let (a, b) = (num(&c[1]), num(&c[3]));
+                    let mut all: Vec<NaiveDate> =
+                        [ymd(y, a, b), ymd(y, b, a)].into_iter().flatten().collect();
+                    all.dedup();
+                    (all, Precision::Day)
+                }
+                Form::MonthDayYear => (
+                    ymd(num(&c[3]) as i32, month_number(&c[1]), num(&c[2]))
+                        .into_iter()
+                        .collect(),
+                    Precision::Day,
+                ),
+                Form::DayMonthYear => (
+                    ymd(year_of(&c[3]), month_number(&c[2]), num(&c[1]))
+                        .into_iter()
+                        .collect(),
+                    Precision::Day,
+                ),
+                Form::MonthYear => (
+                    ymd(num(&c[2]) as i32, month_number(&c[1]), 1)
+                        .into_iter()
+                        .collect(),
+                    Precision::Month,
+                ),
+                Form::YearMonth => (
+                    ymd(num(&c[1]) as i32, num(&c[2]), 1).into_iter().collect(),
+                    Precision::Month,
+                ),
+            };
+            if candidates.is_empty() {
+                continue;
+            }
+            found.push(DateMention {
+                start: whole.start(),
+                end: whole.end(),
+                candidates,
+                precision,
+            });
+        }
+    }
+    found.sort_by_key(|m| m.start);
+    found
+}
+
+/// Days `text` names (every candidate of every day-precision mention).
+pub fn days(text: &str) -> Vec<NaiveDate> {
+    let mut out: Vec<NaiveDate> = find(text)
+        .into_iter()
+        .filter(|m| m.precision == Precision::Day)
+        .flat_map(|m| m.candidates)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `text` with every mention replaced by `with(mention)`.
+pub fn replace(text: &str, with: impl Fn(&DateMention) -> String) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in find(text) {
+        out.push_str(&text[last..m.start]);
+        out.push_str(&with(&m));
+        last = m.end;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// `text` with every day turned into its month ("4 March 2015" → "March 2015").
+pub fn generalize_to_months(text: &str) -> String {
+    replace(text, |m| month_year(m.date()))
+}
+
+/// Whether `text` names a day (any spelling).
+pub fn names_a_day(text: &str) -> bool {
+    find(text).iter().any(|m| m.precision == Precision::Day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(y: i32, m: u32, day: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, day).unwrap()
+    }
+
+    #[test]
+    fn reads_every_common_spelling() {
+        let want = d(2015, 3, 4);
+        for text in [
+            "on 2015-03-04",
+            "on 2015/03/04",
+            "on 2015.03.04",
+            "at 2015-03-04T10:00:00+02:00",
+            "20150304",
+            "on 3/4/2015",
+            "on 03-04-2015",
+            "on March 4, 2015",
+            "on Mar 4th 2015",
+            "on Mar. 4 2015",
+            "on 4 March 2015",
+            "the 4th of March, 2015",
+            "4-Mar-2015",
+            "4 mar 15",
+        ] {
+            assert!(days(text).contains(&want), "{text}: {:?}", find(text));
+        }
+        assert_eq!(days("on 03/04/2015"), vec![d(2015, 3, 4), d(2015, 4, 3)]);
+        assert_eq!(days("17th of February 1983"), vec![d(1983, 2, 17)]);
+        assert_eq!(days("17.02.1983"), vec![d(1983, 2, 17)]);
+        assert!(days("on 2015-02-30").is_empty());
+    }
+
+    #[test]
+    fn months_and_non_dates() {
+        let m = find("in March 2015 and 2016-07");
+        assert_eq!(m.len(), 2);
+        assert!(m.iter().all(|m| m.precision == Precision::Month));
+        assert!(find("Blood pressure 120/80 mmHg, pain 7/10, version 2.7.0").is_empty());
+        assert!(!names_a_day("in May 2015"));
+    }
+
+    #[test]
+    fn generalizes_days_to_months() {
+        assert_eq!(
+            generalize_to_months("seen 4 March 2015 and on 2016-05-01T10:00:00Z."),
+            "seen March 2015 and on May 2016."
+        );
+        assert_eq!(generalize_to_months("in March 2015"), "in March 2015");
+    }
+}
