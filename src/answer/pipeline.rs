@@ -539,7 +539,16 @@ impl AnswerEngine {
             Some(c) => format!("patients with {c}"),
             None => "the patients".to_string(),
         };
-        let synthetic = render_query(&subject, &analysis.terms, known, &[]);
+        // The condition is the subject already, not a topic.
+        let condition_terms =
+            super::question::line_terms(analysis.condition.as_deref().unwrap_or(""));
+        let topic: Vec<String> = analysis
+            .terms
+            .iter()
+            .filter(|t| !condition_terms.contains(*t))
+            .cloned()
+            .collect();
+        let synthetic = render_query(&subject, &topic, known, &[]);
         let Some(document) =
             super::cohort::aggregate(self.store.pool(), scope, analysis, condition.as_deref(), k)
                 .await?

@@ -126,6 +126,18 @@ fn free(value: Option<String>) -> Option<String> {
     })
 }
 
+/// A value that is not meant to be free text but may hold anything (a reference's display):
+/// kept, de-identified whatever the free-text policy.
+fn deidentified(value: Option<String>) -> Option<String> {
+    let value = value?;
+    FREE_TEXT.with(|cell| {
+        let borrowed = cell.borrow();
+        let empty = MemoryVault::default();
+        let vault = borrowed.as_ref().map(|(_, v)| v).unwrap_or(&empty);
+        Some(clean(&crate::privacy::deid::deidentify(&value, vault))).filter(|v| !v.is_empty())
+    })
+}
+
 /// Flattens the parsed entries of one message, free text dropped.
 pub fn flatten(entries: &[ParsedEntry]) -> Flattened {
     flatten_with(entries, &[], FreeText::Drop)
@@ -623,7 +635,10 @@ fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
 fn medication_request(patient: String, r: &MedicationRequest) -> Fact {
     let medication = match &r.medication {
         MedicationRequestMedication::CodeableConcept(c) => concept(c),
-        MedicationRequestMedication::Reference(reference) => free(text(reference.display.as_ref())),
+        // The display of a medication reference names a drug: kept, but always de-identified.
+        MedicationRequestMedication::Reference(reference) => {
+            deidentified(text(reference.display.as_ref()))
+        }
         MedicationRequestMedication::Invalid => None,
     };
     let dosage: Vec<String> = r

@@ -199,7 +199,7 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
             "team-own".into(),
             "clinician",
             team.clone(),
-            format!("Which conditions does {a_given} {a_family} have?"),
+            format!("Which immunizations did {a_given} {a_family} get?"),
         ),
         (
             "cohort-count".into(),
@@ -245,7 +245,8 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
     let own = &answers["team-own"];
     assert_eq!(own.status, AnswerStatus::Answered, "{own:?}");
     assert_eq!(own.privacy.policy, "care_team");
-    assert!(own.answer.contains("Condition is"), "{own:?}");
+    assert!(own.answer.contains("Immunization is"), "{own:?}");
+    assert!(own.answer.contains("The patient"), "{own:?}");
 
     let cohort = &answers["cohort-count"];
     assert_eq!(cohort.privacy.policy, "cohort");
