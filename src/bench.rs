@@ -595,3 +595,270 @@ async fn run_answer(
         peak_rss_mb: crate::telemetry::peak_rss_mb().unwrap_or(0.0),
     })
 }
+
+/// Settings of `fhir-rag bench guard`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct GuardBenchConfig {
+    /// Database server (a fresh database is created on it for the run).
+    #[command(flatten)]
+    pub store: StoreConfig,
+    /// Synthetic vault rows (patients × name, phone, birth date, address, identifier values).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub rows: usize,
+    /// Answers guarded (each a few hundred characters of clinical text, some holding a vault
+    /// name, phone or birth date).
+    #[arg(long, default_value_t = 300)]
+    pub answers: usize,
+    /// Where to write the figures.
+    #[arg(long, default_value = "docs/results/bench-guard.json")]
+    pub output: PathBuf,
+    /// Keep the benchmark's database afterwards.
+    #[arg(long)]
+    pub keep_database: bool,
+}
+
+/// The figures of the guard benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct GuardBenchResult {
+    /// When it ran (UTC).
+    pub date: String,
+    /// Cores the machine has.
+    pub cores: usize,
+    /// Vault rows.
+    pub vault_rows: usize,
+    /// Lookup keys those rows give (rows of `vault_keys`).
+    pub vault_keys: i64,
+    /// Seconds to load them.
+    pub load_s: f64,
+    /// Answers guarded.
+    pub answers: usize,
+    /// Median guard time per answer (one indexed lookup of every key, then matching).
+    pub p50_ms: f64,
+    /// 95th percentile.
+    pub p95_ms: f64,
+    /// Keys looked up per answer, on average.
+    pub mean_keys_per_answer: f64,
+    /// Answers in which the guard redacted the planted vault value (should be all that hold one).
+    pub planted_redacted: usize,
+    /// Answers that held a planted vault value.
+    pub planted: usize,
+    /// The worker's resident memory after the run, MB (the vault is not in it).
+    pub worker_rss_mb: f64,
+    /// Size of the `vault_keys` table and its indexes in PostgreSQL, MB.
+    pub index_mb: f64,
+}
+
+fn resident_mb(field: &str) -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+/// A deterministic pseudo-random sequence (xorshift), so that runs compare.
+struct Sequence(u64);
+
+impl Sequence {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn name(&mut self) -> String {
+        const SYLLABLES: [&str; 24] = [
+            "ka", "lo", "mi", "sa", "ren", "to", "vi", "del", "mar", "quin", "zo", "bel", "ta",
+            "nor", "li", "gus", "ve", "ra", "son", "dah", "el", "fi", "mon", "ash",
+        ];
+        let parts = 2 + self.below(2);
+        let mut name: String = (0..parts)
+            .map(|_| SYLLABLES[self.below(SYLLABLES.len() as u64) as usize])
+            .collect();
+        if let Some(first) = name.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
+        format!("{name}{}", self.below(1000))
+    }
+}
+
+/// `fhir-rag bench guard`: a vault of `rows` synthetic values in a fresh database, then the
+/// guard over synthetic answers, timed per answer.
+pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult> {
+    use crate::phi::PhiKind;
+    let run_id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+    let database = format!("fhir_rag_bench_guard_{run_id}");
+    let url = store::create_database(&config.store.database_url, &database).await?;
+    let store = Store::connect(&StoreConfig {
+        database_url: url,
+        database_connections: 4,
+    })
+    .await?;
+    store.migrate().await?;
+    let pool = store.pool();
+    let started = Instant::now();
+    // Five values per patient: given name, family name, phone, birth date, address line.
+    let patients = config.rows.div_ceil(5);
+    sqlx::query(
+        "INSERT INTO patients (fhir_id) SELECT 'bench-' || g FROM generate_series(1, $1) g",
+    )
+    .bind(patients as i64)
+    .execute(pool)
+    .await?;
+    let first_key: i64 = sqlx::query_scalar("SELECT min(patient_key) FROM patients")
+        .fetch_one(pool)
+        .await?;
+    let mut sequence = Sequence(0x9E37_79B9_7F4A_7C15);
+    let mut planted: Vec<(PhiKind, String)> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut kinds: Vec<&'static str> = Vec::new();
+    let mut owners: Vec<i64> = Vec::new();
+    for p in 0..patients {
+        let values = [
+            (PhiKind::GivenName, sequence.name()),
+            (PhiKind::FamilyName, sequence.name()),
+            (
+                PhiKind::Phone,
+                format!(
+                    "{:03}-{:03}-{:04}",
+                    200 + sequence.below(800),
+                    sequence.below(1000),
+                    sequence.below(10_000)
+                ),
+            ),
+            (
+                PhiKind::BirthDate,
+                format!(
+                    "{}-{:02}-{:02}",
+                    1920 + sequence.below(100),
+                    1 + sequence.below(12),
+                    1 + sequence.below(28)
+                ),
+            ),
+            (
+                PhiKind::AddressLine,
+                format!("{} {} Street", 1 + sequence.below(9999), sequence.name()),
+            ),
+        ];
+        for (kind, value) in values {
+            if p % 997 == 0 && planted.len() < config.answers {
+                planted.push((kind, value.clone()));
+            }
+            for key in crate::privacy::guard::vault_keys(kind, &value) {
+                keys.push(key);
+                kinds.push(kind.as_str());
+                owners.push(first_key + p as i64);
+            }
+        }
+        if keys.len() >= 200_000 || p + 1 == patients {
+            sqlx::query(
+                "INSERT INTO vault_keys (key, kind, patient_key)
+                 SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING",
+            )
+            .bind(&keys)
+            .bind(&kinds)
+            .bind(&owners)
+            .execute(pool)
+            .await?;
+            keys.clear();
+            kinds.clear();
+            owners.clear();
+        }
+    }
+    sqlx::query("ANALYZE vault_keys").execute(pool).await?;
+    let load_s = started.elapsed().as_secs_f64();
+    let vault_keys: i64 = sqlx::query_scalar("SELECT count(*) FROM vault_keys")
+        .fetch_one(pool)
+        .await?;
+    let index_mb: f64 = sqlx::query_scalar::<_, i64>("SELECT pg_total_relation_size('vault_keys')")
+        .fetch_one(pool)
+        .await? as f64
+        / 1_048_576.0;
+
+    let guard = crate::privacy::PrivacyGuard::new(std::sync::Arc::new(
+        crate::privacy::guard::PgVault::new(pool.clone()),
+    ));
+    const BODY: &str = "From the de-identified record (values rounded, dates by month): the patient, \
+        March 2015: Category is vital-signs. Code is Body Weight. Value is 78 kg. The patient, \
+        March 2015 to May 2016 (3 readings): Code is Blood Pressure. Diastolic Blood Pressure is 76 \
+        to 83 mm[Hg]. Systolic Blood Pressure is 118 to 133 mm[Hg]. Condition is Hypertension. \
+        Clinical status is active. Medication is lisinopril 10 MG Oral Tablet.";
+    let mut times = Vec::with_capacity(config.answers);
+    let mut key_counts = 0usize;
+    let mut planted_redacted = 0usize;
+    let mut planted_count = 0usize;
+    for i in 0..config.answers {
+        let text = match planted.get(i) {
+            Some((kind, value)) if i % 2 == 0 => {
+                planted_count += 1;
+                let written = match kind {
+                    PhiKind::BirthDate => {
+                        let d = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d")?;
+                        d.format("%-d %B %Y").to_string()
+                    }
+                    PhiKind::Phone => value.replace('-', " "),
+                    _ => value.to_uppercase(),
+                };
+                format!("{BODY} Note: {written}.")
+            }
+            _ => BODY.to_string(),
+        };
+        key_counts += crate::privacy::guard::candidates(&text).len();
+        let one = Instant::now();
+        let scanner = guard.scanner(&[&text]).await?;
+        let (redacted, findings) = scanner.redact(&text);
+        times.push(one.elapsed().as_secs_f64() * 1000.0);
+        if planted.get(i).is_some()
+            && i % 2 == 0
+            && findings.iter().any(|f| {
+                f.category.starts_with("vault:")
+                    || f.category == "pii:date"
+                    || f.category == "pii:phone_or_number"
+            })
+        {
+            planted_redacted += 1;
+        }
+        std::hint::black_box(redacted);
+    }
+    times.sort_by(f64::total_cmp);
+    let percentile = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    let result = GuardBenchResult {
+        date: chrono::Utc::now().to_rfc3339(),
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        vault_rows: patients * 5,
+        vault_keys,
+        load_s,
+        answers: times.len(),
+        p50_ms: percentile(0.5),
+        p95_ms: percentile(0.95),
+        mean_keys_per_answer: key_counts as f64 / times.len().max(1) as f64,
+        planted_redacted,
+        planted: planted_count,
+        worker_rss_mb: resident_mb("VmRSS:"),
+        index_mb,
+    };
+    store.pool().close().await;
+    if !config.keep_database {
+        store::drop_database(&config.store.database_url, &database).await?;
+    }
+    if let Some(dir) = config.output.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(
+        &config.output,
+        serde_json::to_string_pretty(&result)? + "\n",
+    )?;
+    Ok(result)
+}

@@ -166,6 +166,9 @@ pub enum TopicsAction {
         /// Replication factor of new topics (1 for a single local broker; 3 in production).
         #[arg(long, env = "FHIR_RAG_REPLICATION_FACTOR", default_value_t = 1)]
         replication_factor: i32,
+        /// Appended to every topic name (separate topics for an evaluation or a test run).
+        #[arg(long, env = "FHIR_RAG_TOPIC_SUFFIX", default_value = "")]
+        name_suffix: String,
     },
 }
 
@@ -177,6 +180,8 @@ pub enum BenchCommand {
     /// Load a few patients, then send usefulness questions and attack prompts through the answer
     /// worker with each backend; report latency percentiles and model calls per answer.
     Answer(crate::bench::AnswerBenchConfig),
+    /// The privacy guard over a vault of a million synthetic values: time per answer, memory.
+    Guard(crate::bench::GuardBenchConfig),
 }
 
 /// Which embedder runs.

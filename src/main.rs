@@ -64,11 +64,14 @@ async fn run(command: Command) -> anyhow::Result<()> {
                     bus,
                     topics_dir,
                     replication_factor,
+                    name_suffix,
                 },
         } => {
             let contracts = topics::load_contracts(&topics_dir)?;
-            for (topic, applied) in
-                topics::apply(&bus, &contracts, replication_factor, str::to_string).await?
+            for (topic, applied) in topics::apply(&bus, &contracts, replication_factor, |name| {
+                format!("{name}{name_suffix}")
+            })
+            .await?
             {
                 println!("{topic}: {applied:?}");
             }
@@ -151,6 +154,13 @@ async fn run(command: Command) -> anyhow::Result<()> {
             which: BenchCommand::Ingest(config),
         } => {
             let result = bench::ingest(&config).await?;
+            println!("{}", serde_json::to_string_pretty(&result)?);
+            println!("written to {}", config.output.display());
+        }
+        Command::Bench {
+            which: BenchCommand::Guard(config),
+        } => {
+            let result = bench::guard(&config).await?;
             println!("{}", serde_json::to_string_pretty(&result)?);
             println!("written to {}", config.output.display());
         }

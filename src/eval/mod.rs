@@ -5,12 +5,14 @@
 //! - [`attack`]: the PII-extraction attack protocol (§4.3).
 //! - [`disclosure`]: the privacy evaluation by category (cohort lookups, membership probes,
 //!   planted free text and instructions, out-of-scope questions).
+//! - [`deid`]: the de-identification step on a labelled set of note sentences.
 //! - [`compare`]: the single-agent baseline against the pipeline: privacy and utility.
 //! - [`metrics`]: hit@k, MRR, BLEU, ROUGE.
 //! - [`run`]: the `fhir-rag eval` commands and their reports under `docs/results/`.
 
 pub mod attack;
 pub mod compare;
+pub mod deid;
 pub mod disclosure;
 pub mod metrics;
 pub mod questions;

@@ -106,6 +106,21 @@ const NOT_NAMES: &[&str] = &[
 
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[ \t]+").expect("valid regex"));
 
+/// A street address: a house number, up to three capitalized words and a street type (or a
+/// street-type ending such as Scandinavian "-gatan"), or a street type word and a name.
+static STREET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b\d{1,5}[A-Za-z]?(?:[-/]\d{1,4})*,?\s+(?:[A-Z][\p{L}'\-]*\.?\s+){0,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Court|Ct|Boulevard|Blvd|Way|Place|Pl|Burg|Pkwy|Parkway|Square|Sq|Terrace|Highway|Hwy|Circle|Cir|Trail|Close|Crescent|Row|Walk|[A-Z][\p{L}]*(?:gatan|gata|vej|veien|straße|strasse|weg|laan|plein|koen|dori))\b\.?|\b(?:Rue|Via|Calle|Avenida|Rua|Piazza|Plaza|Boulevard|Chemin)\s+(?:de\s+(?:la\s+)?|del\s+|da\s+|do\s+)?[A-Z][\p{L}'\-]+",
+    )
+    .expect("valid regex")
+});
+
+/// An age over 89, which HIPAA's safe harbour folds into one band.
+static OLD_AGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:9\d|1[0-4]\d)(?:\s*|-)(?:years?|yrs?|y/?o)\b(?:(?:\s*|-)old)?")
+        .expect("valid regex")
+});
+
 /// Sentences that address a model rather than describe a patient ("ignore previous
 /// instructions", "you are now…", "reveal the name"): dropped whole. A record has no reason to
 /// hold one, and a model (or the template) would otherwise repeat it.
@@ -136,6 +151,8 @@ pub fn deidentify(value: &str, vault: &MemoryVault) -> String {
         text::dates::Precision::Day => "[date]".to_string(),
         text::dates::Precision::Month => value_slice(m),
     });
+    let value = STREET.replace_all(&value, REDACTED).into_owned();
+    let value = OLD_AGE.replace_all(&value, "90 or older").into_owned();
     let scanner = futures::executor::block_on(scanner_for(vault, &value));
     let (value, _) = scanner.redact(&value);
     let value = redact_cued_names(&value);
@@ -181,14 +198,34 @@ fn redact_cued_names(value: &str) -> String {
         let letters = t.text.chars().filter(|c| c.is_alphabetic()).count();
         let digits = t.text.chars().filter(|c| c.is_numeric()).count();
         let is_placeholder = t.text == "redacted" || t.text == "date";
+        // Two or more capitalized words in a row ("Björn Ångström called", "Ng Wei Ming"):
+        // names far more often than not in a note; clinical terms lose a little.
+        let proper = |t: &text::Token| {
+            let o = original(t);
+            let mut chars = o.chars();
+            chars.next().is_some_and(char::is_uppercase)
+                && (o.chars().count() == 1
+                    || !o.chars().all(|c| c.is_uppercase() || !c.is_alphabetic()))
+                && !NOT_NAMES.contains(&t.text.as_str())
+                && !CUES.contains(&t.text.as_str())
+        };
+        let joined = |a: &text::Token, b: &text::Token| {
+            let gap = &value[a.end..b.start];
+            gap.len() <= 2 && !gap.contains(['\n', ',', ';', '.', ':', '('])
+        };
+        let in_name_run = proper(t)
+            && ((i + 1 < tokens.len() && proper(&tokens[i + 1]) && joined(t, &tokens[i + 1]))
+                || (i > 0 && proper(&tokens[i - 1]) && joined(&tokens[i - 1], t)));
         let mut redact = (letters >= 2 && digits >= 2)
             || original(t).chars().any(uncased_letter)
-            || cued.contains(&i);
+            || cued.contains(&i)
+            || in_name_run;
         // A capitalized word right after a removed name is more of it ("[redacted] (Wang
         // Xiuying)", "[redacted], Storgatan").
-        if i > 0 && redacted_until >= tokens[i - 1].end && capitalized(t) && !is_placeholder {
-            let gap = &value[tokens[i - 1].end..t.start];
-            if gap.len() <= 2 && !gap.contains(['\n', ';', '.']) {
+        if i > 0 && redacted_until >= tokens[i - 1].end && !is_placeholder {
+            let gap = value[tokens[i - 1].end..t.start].trim_start_matches(']');
+            // "[redacted]-ku": a hyphen joins the parts of one name, whatever their case.
+            if (capitalized(t) || gap == "-") && gap.len() <= 2 && !gap.contains(['\n', ';', '.']) {
                 redact = true;
             }
         }
@@ -207,7 +244,12 @@ fn redact_cued_names(value: &str) -> String {
                 if gap.len() > 2 || gap.contains(['\n', ',', ';', '(']) {
                     break;
                 }
-                if !capitalized(n) || NOT_NAMES.contains(&n.text.as_str()) || n.text == "redacted" {
+                // "Seo-yeon": a hyphen joins the parts of one name, whatever their case.
+                let hyphenated = gap == "-";
+                if (!capitalized(n) && !hyphenated)
+                    || NOT_NAMES.contains(&n.text.as_str())
+                    || n.text == "redacted"
+                {
                     break;
                 }
                 cued.insert(j);

@@ -208,7 +208,7 @@ pub struct Candidate {
 
 /// A run of digit groups ("+1 (617) 555-0199", "999.12.3456", "617_555_0199").
 static DIGIT_RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\+?\(?\d+\)?(?:[ .\-_/\u{00A0}]{1,2}\(?\d+\)?)*").expect("valid regex")
+    Regex::new(r"\+?\(?\d+\)?(?:[ .\-_/\u{00A0}]{1,3}\(?\d+\)?)*").expect("valid regex")
 });
 
 /// Every key `text` could match the vault by.
@@ -402,6 +402,8 @@ static PII_PATTERNS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
 
 /// Spans of `text` that look like PII whatever the vault holds, with their category.
 pub fn pii_findings(text: &str) -> Vec<Finding> {
+    let view = text::latin_view(text);
+    let text = view.as_str();
     let mut found = Vec::new();
     for (name, pattern) in PII_PATTERNS.iter() {
         for m in pattern.find_iter(text) {
@@ -766,5 +768,161 @@ mod tests {
         assert_eq!(sealed.report().redactions, 3);
         let json = serde_json::to_string(sealed.report()).unwrap();
         assert!(!json.contains("Ruben"), "{json}");
+    }
+
+    /// A small deterministic generator (xorshift): property tests without a dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+            &items[(self.next() % items.len() as u64) as usize]
+        }
+    }
+
+    /// One spelling mutation a person or a model might produce, or an attacker might try.
+    fn mutate(word: &str, rng: &mut Rng) -> String {
+        const LOOK_ALIKE: [(char, char); 6] = [
+            ('a', 'а'),
+            ('e', 'е'),
+            ('o', 'о'),
+            ('c', 'с'),
+            ('p', 'р'),
+            ('i', 'і'),
+        ];
+        match rng.next() % 7 {
+            0 => word.to_uppercase(),
+            1 => word.to_lowercase(),
+            2 => {
+                // a zero-width space or joiner inside
+                let at = word.char_indices().nth(1).map(|(i, _)| i).unwrap_or(0);
+                format!(
+                    "{}{}{}",
+                    &word[..at],
+                    rng.pick(&['\u{200b}', '\u{200d}', '\u{2060}', '\u{00ad}']),
+                    &word[at..]
+                )
+            }
+            3 => word
+                .chars()
+                .map(|c| {
+                    LOOK_ALIKE
+                        .iter()
+                        .find(|(l, _)| *l == c)
+                        .map(|(_, r)| *r)
+                        .unwrap_or(c)
+                })
+                .collect(),
+            4 => word
+                .chars()
+                .map(|c| match c {
+                    'a' => 'á',
+                    'e' => 'é',
+                    'o' => 'ö',
+                    'u' => 'ü',
+                    'n' => 'ñ',
+                    other => other,
+                })
+                .collect(),
+            5 => word
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        char::from_u32(c as u32 + 0xFEE0).unwrap_or(c)
+                    } else {
+                        c
+                    }
+                })
+                .collect(),
+            _ => word.chars().filter(|c| !c.is_ascii_digit()).collect(),
+        }
+    }
+
+    /// Property: whatever spelling mutation, separator or script is around it, a vault name, phone
+    /// or birth date in an answer is found.
+    #[test]
+    fn mutated_vault_values_are_always_found() {
+        let given = [
+            "Ruben688",
+            "Guzmán",
+            "Siobhán",
+            "Nguyen",
+            "Oluwaseun",
+            "Li",
+            "Zoë",
+            "Kowalczyk",
+            "O'Hara248",
+        ];
+        let family = [
+            "Medhurst46",
+            "Smith-Jones",
+            "Ng",
+            "Abdullah",
+            "Østergaard",
+            "MacDonald",
+        ];
+        let mut rng = Rng(0x5EED_1234_ABCD_0001);
+        for round in 0..400 {
+            let g = rng.pick(&given).to_string();
+            let f = rng.pick(&family).to_string();
+            let phone = format!(
+                "{}{}{}",
+                200 + rng.next() % 700,
+                100 + rng.next() % 900,
+                1000 + rng.next() % 9000
+            );
+            let (y, m, d) = (
+                1930 + rng.next() % 80,
+                1 + rng.next() % 12,
+                1 + rng.next() % 28,
+            );
+            let birth = format!("{y}-{m:02}-{d:02}");
+            let guard = PrivacyGuard::in_memory([
+                (PhiKind::GivenName, g.as_str()),
+                (PhiKind::FamilyName, f.as_str()),
+                (PhiKind::Phone, phone.as_str()),
+                (PhiKind::BirthDate, birth.as_str()),
+            ]);
+            let sep = *rng.pick(&[" ", "-", ".", "_", "  ", " / "]);
+            let phone_written = format!("{}{sep}{}{sep}{}", &phone[..3], &phone[3..6], &phone[6..]);
+            let date = chrono::NaiveDate::from_ymd_opt(y as i32, m as u32, d as u32).unwrap();
+            let pattern: &&str = rng.pick(&[
+                "%-d %B %Y",
+                "%B %-d, %Y",
+                "%d.%m.%Y",
+                "%m/%d/%Y",
+                "%Y%m%d",
+                "the %-dth of %B %Y",
+            ]);
+            let date_written = date.format(pattern).to_string();
+            let context = *rng.pick(&[
+                "The answer is {}.",
+                "患者{}的记录",
+                "คุณ{}โทร",
+                "({})",
+                "{}'s file",
+            ]);
+            for (what, value) in [
+                ("given", mutate(&g, &mut rng)),
+                ("family", mutate(&f, &mut rng)),
+                ("phone", phone_written.clone()),
+                ("birth", date_written.clone()),
+            ] {
+                if value.chars().filter(|c| c.is_alphanumeric()).count() < 2 {
+                    continue;
+                }
+                let text = context.replace("{}", &value);
+                let scanner = futures::executor::block_on(guard.scanner(&[&text])).unwrap();
+                assert!(
+                    !scanner.scan(&text).is_empty(),
+                    "round {round}: {what} {value:?} not found in {text:?}"
+                );
+            }
+        }
     }
 }

@@ -140,6 +140,9 @@ fn ymd(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
 
 /// Every date `text` names, in order, without overlaps (the longest reading wins).
 pub fn find(text: &str) -> Vec<DateMention> {
+    // Same offsets, with word boundaries where other scripts touch a date.
+    let view = super::latin_view(text);
+    let text = view.as_str();
     let mut found: Vec<DateMention> = Vec::new();
     let num = |s: &str| s.parse::<u32>().unwrap_or(0);
     for (form, pattern) in FORMS.iter() {

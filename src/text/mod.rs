@@ -122,6 +122,23 @@ fn script(c: char) -> Option<Script> {
     Some(if word { Script::Word } else { Script::Other })
 }
 
+/// `text` with every letter of a script other than Latin, Greek or Cyrillic (Han, kana, Thai,
+/// Arabic…) replaced by spaces of the same byte length: the same byte offsets, but word
+/// boundaries where such scripts touch Latin letters or digits ("患者Clair921的", "ณ2 June 1993").
+/// Pattern matchers that rely on `\b` run on this view.
+pub fn latin_view(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match script(c) {
+            Some(Script::Unspaced | Script::Other) => {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// One word of a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
