@@ -19,8 +19,8 @@ scripts/services.sh up
 eval "$(scripts/services.sh env)"
 FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)
 export FHIR_RAG_MODEL_DIR
-cargo build --release --quiet
-bin=target/release/fhir-rag
+cargo build --quiet
+bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
 
 run=privacy_$(date +%Y%m%d%H%M%S)
 base_url=$FHIR_RAG_DATABASE_URL

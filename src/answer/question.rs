@@ -634,6 +634,12 @@ mod tests {
         );
         let c = analyze("Who has the phone number 617 555 0199?", &names(&[]));
         assert_eq!(c.identifiers, 1);
+        // A day written in digits is a day, not an identifier.
+        let iso = analyze(
+            "What was the body weight on 2015-03-04 and 20150305?",
+            &names(&[]),
+        );
+        assert_eq!(iso.identifiers, 0, "{iso:?}");
         let d = analyze(
             "Which patient was born on 17th of February 1983?",
             &names(&[]),

@@ -414,8 +414,16 @@ pub fn pii_findings(text: &str) -> Vec<Finding> {
             });
         }
     }
+    let days: Vec<dates::DateMention> = dates::find(text)
+        .into_iter()
+        .filter(|m| m.precision == dates::Precision::Day)
+        .collect();
     for run in DIGIT_RUN.find_iter(text) {
-        if text::digits(run.as_str()).len() >= 7 {
+        // "2015-03-04" is a day (below), not a phone number.
+        let inside_a_day = days
+            .iter()
+            .any(|m| run.start() >= m.start && run.end() <= m.end);
+        if !inside_a_day && text::digits(run.as_str()).len() >= 7 {
             found.push(Finding {
                 start: run.start(),
                 end: run.end(),
@@ -423,14 +431,12 @@ pub fn pii_findings(text: &str) -> Vec<Finding> {
             });
         }
     }
-    for m in dates::find(text) {
-        if m.precision == dates::Precision::Day {
-            found.push(Finding {
-                start: m.start,
-                end: m.end,
-                category: "pii:date".into(),
-            });
-        }
+    for m in days {
+        found.push(Finding {
+            start: m.start,
+            end: m.end,
+            category: "pii:date".into(),
+        });
     }
     found
 }

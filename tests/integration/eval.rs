@@ -146,9 +146,11 @@ async fn evaluation_commands_write_the_thesis_tables() {
             assert!((-1.0..=1.0).contains(&v), "{part}.{key} = {v}");
         }
     }
-    // The synthetic query keeps most of the question's words.
+    // The synthetic query is rendered from the analysed question (never the question with
+    // its names redacted: that was a membership oracle), so it shares few of its words but
+    // keeps its meaning: the topic and the month.
     assert!(
-        utility["query"]["rouge1"].as_f64().unwrap() > 0.5,
+        utility["query"]["semscore"].as_f64().unwrap() > 0.4,
         "{utility}"
     );
     run.cleanup().await;
