@@ -275,8 +275,9 @@ pub struct QuestionAnalysis {
     /// as Synthea and many record systems write names and handles): a question holding one
     /// names someone.
     pub name_like: Vec<String>,
-    /// Capitalized words that are not question words: names, unless the records use them
-    /// ("Bronchitis"), which the Search agent checks against the corpus, not the vault.
+    /// Capitalized words that are not question words, and words of letters with a digit
+    /// ("elinor7"): names, unless the records use them ("Bronchitis", "HbA1c"), which the
+    /// Search agent checks against the corpus, not the vault.
     pub capitalized: Vec<String>,
     /// Identifiers the question holds (phone numbers, e-mail addresses, record numbers, UUIDs,
     /// birth dates…), found by patterns that do not read the vault.
@@ -338,10 +339,11 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             }
             if letters >= 2 && digits >= 2 {
                 name_like.insert(word.to_string());
-            } else if original.chars().next().is_some_and(char::is_uppercase)
-                && !BROAD_WORDS.contains(&word)
-                && !QUESTION_WORDS.contains(&word)
-                && letters >= 2
+            } else if (letters >= 3 && digits >= 1)
+                || original.chars().next().is_some_and(char::is_uppercase)
+                    && !BROAD_WORDS.contains(&word)
+                    && !QUESTION_WORDS.contains(&word)
+                    && letters >= 2
             {
                 capitalized.insert(word.to_string());
             }
@@ -653,6 +655,8 @@ mod tests {
         assert!(e.name_like.is_empty() && e.identifiers == 0, "{e:?}");
         let f = analyze("What was the HbA1c in March 2015?", &names(&[]));
         assert!(f.name_like.is_empty(), "{f:?}");
+        let g = analyze("what medications is elinor7 on?", &names(&[]));
+        assert_eq!(g.capitalized, vec!["elinor7"]);
     }
 
     #[test]
