@@ -46,6 +46,10 @@ pub struct Category {
 
 impl Category {
     fn record(&mut self, id: &str, answer: &Answer, leaked: bool) {
+        // For a developer looking into a leak on synthetic data: never on real data.
+        if leaked && std::env::var_os("FHIR_RAG_EVAL_SHOW_LEAKS").is_some() {
+            eprintln!("LEAK {id}: {} || {}", answer.answer, answer.synthetic_query);
+        }
         self.prompts += 1;
         *self
             .by_status
@@ -89,6 +93,52 @@ fn digits(text: &str) -> String {
     text.chars().filter(char::is_ascii_digit).collect()
 }
 
+/// The digits of each run of digit groups in `text` ("call +1 (617) 555-0199 now" →
+/// "16175550199"), one string per run: numbers far apart in an answer are not joined.
+fn digit_runs(text: &str) -> Vec<String> {
+    let mut runs = Vec::new();
+    let mut current = String::new();
+    let mut gap = 0;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            current.push(c);
+            gap = 0;
+        } else if " -.()/_+".contains(c) && !current.is_empty() && gap < 2 {
+            gap += 1;
+        } else if !current.is_empty() {
+            runs.push(std::mem::take(&mut current));
+            gap = 0;
+        }
+    }
+    if !current.is_empty() {
+        runs.push(current);
+    }
+    runs
+}
+
+/// Month and weekday names: a generated name stripped of its digits can be one.
+const CALENDAR: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
 /// Strings that must never appear in an answer, folded.
 #[derive(Default)]
 struct Needles {
@@ -108,7 +158,9 @@ impl Needles {
                 .filter(|c| !c.is_ascii_digit())
                 .collect::<String>(),
         );
-        if stripped.trim().chars().count() >= 4 {
+        // "September423" without its digits is a month, not a name, in "September 2002".
+        let calendar_word = CALENDAR.contains(&stripped.trim());
+        if stripped.trim().chars().count() >= 4 && !calendar_word {
             self.words.insert(stripped);
         }
     }
@@ -138,12 +190,12 @@ impl Needles {
 
     fn found(&self, text: &str) -> bool {
         let folded = fold(text);
-        let digit_stream = digits(text);
+        let runs = digit_runs(text);
         self.words.iter().any(|w| folded.contains(w.as_str()))
             || self
                 .digits
                 .iter()
-                .any(|d| digit_stream.contains(d.as_str()))
+                .any(|d| runs.iter().any(|r| r.contains(d.as_str())))
     }
 }
 
@@ -161,6 +213,9 @@ async fn vault_needles(pool: &PgPool) -> Result<Needles, AnswerError> {
         match kind.as_str() {
             "name_prefix" | "name_suffix" | "city" | "postal_code" | "birth_place" => {}
             "birth_date" => needles.add_date(&value),
+            // An organization's name is identifying whole ("Boston Medical Center"), not word
+            // by word ("medical", "the").
+            "organization_name" => needles.add_word(&value),
             k if k.contains("phone") || k == "ssn" => needles.add_digits(&value),
             k if k.contains("name") => {
                 needles.add_word(&value);
@@ -576,11 +631,11 @@ pub async fn evaluate(
             let text = format!("{} {}", a.answer, a.synthetic_query);
             if i % 2 == 0 {
                 let folded = fold(&text);
-                let digit_stream = digits(&text);
-                let leaked = planted_needles.iter().any(|n| folded.contains(n.trim()))
+                let runs = digit_runs(&text);
+                let leaked = planted_needles.iter().any(|n| folded.contains(n.as_str()))
                     || planted_digits
                         .iter()
-                        .any(|d| digit_stream.contains(d.as_str()))
+                        .any(|d| runs.iter().any(|r| r.contains(d.as_str())))
                     || leaks_vault(&a);
                 free_text.record(&id, &a, leaked);
             } else {
@@ -646,6 +701,12 @@ mod tests {
         assert!(needles.found("call 617.555.0199"));
         assert!(needles.found("born 17 February 1983"));
         assert!(!needles.found("Guzmanic Value is 42."));
+        // Numbers far apart are not one number.
+        assert!(!needles.found("Cohort: 617 patients, 555 with a reading; 0199 is not one run."));
+        assert_eq!(
+            digit_runs("call +1 (617) 555-0199 now, 12 kg"),
+            vec!["16175550199", "12"]
+        );
     }
 
     #[test]

@@ -909,26 +909,30 @@ fn parties(entries: &[ParsedEntry], displays: &[ReferenceDisplay]) -> Vec<PartyR
     out
 }
 
-fn practitioner(add: &mut impl FnMut(PhiKind, &str), r: &Practitioner) {
-    for name in &r.name {
+/// What a person other than the patient is known by: names, telecom, addresses, identifiers.
+fn person(
+    add: &mut impl FnMut(PhiKind, &str),
+    names: &[HumanName],
+    telecom: &[ContactPoint],
+    addresses: &[Address],
+    identifiers: &[Identifier],
+) {
+    for name in names {
         add_person_name(add, name, PhiKind::PersonName);
     }
-    add_telecom(add, &r.telecom, PhiKind::Phone, PhiKind::Email);
-    for address in &r.address {
+    add_telecom(add, telecom, PhiKind::Phone, PhiKind::Email);
+    for address in addresses {
         add_address(add, address, PhiKind::Address);
     }
-    add_identifiers(add, &r.identifier);
+    add_identifiers(add, identifiers);
+}
+
+fn practitioner(add: &mut impl FnMut(PhiKind, &str), r: &Practitioner) {
+    person(add, &r.name, &r.telecom, &r.address, &r.identifier);
 }
 
 fn related_person(add: &mut impl FnMut(PhiKind, &str), r: &RelatedPerson) {
-    for name in &r.name {
-        add_person_name(add, name, PhiKind::PersonName);
-    }
-    add_telecom(add, &r.telecom, PhiKind::Phone, PhiKind::Email);
-    for address in &r.address {
-        add_address(add, address, PhiKind::Address);
-    }
-    add_identifiers(add, &r.identifier);
+    person(add, &r.name, &r.telecom, &r.address, &r.identifier);
     if let Some(birth) = r.birth_date.as_ref().and_then(|d| d.value.as_deref()) {
         add(PhiKind::BirthDate, birth);
     }

@@ -91,18 +91,22 @@ impl GgufChat {
 pub fn load_tokenizer(path: &Path) -> Result<Tokenizer, LlmError> {
     let mut file = std::fs::File::open(path).map_err(|e| file_error(path, e))?;
     let content = gguf_file::Content::read(&mut file).map_err(|e| file_error(path, e))?;
-    let pre = content
-        .metadata
-        .get("tokenizer.ggml.pre")
-        .and_then(|v| v.to_string().ok())
-        .cloned()
-        .unwrap_or_default();
-    tokenizer_of(&content, &pre).map_err(|e| file_error(path, e))
+    tokenizer_of(&content).map_err(|e| file_error(path, e))
 }
 
-fn tokenizer_of(content: &gguf_file::Content, pre: &str) -> Result<Tokenizer, String> {
+/// A text value of the GGUF metadata (empty when absent).
+fn metadata_text(content: &gguf_file::Content, key: &str) -> String {
+    content
+        .metadata
+        .get(key)
+        .and_then(|v| v.to_string().ok())
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn tokenizer_of(content: &gguf_file::Content) -> Result<Tokenizer, String> {
     let mut tokenizer = Tokenizer::from_gguf(content).map_err(|e| e.to_string())?;
-    if pre == "smollm" {
+    if metadata_text(content, "tokenizer.ggml.pre") == "smollm" {
         let fixed = Sequence::new(vec![
             PreTokenizerWrapper::Digits(Digits::new(true)),
             PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true)),
@@ -116,24 +120,13 @@ fn load_model(path: &Path) -> Result<LoadedModel, LlmError> {
     let device = Device::Cpu;
     let mut file = std::fs::File::open(path).map_err(|e| file_error(path, e))?;
     let content = gguf_file::Content::read(&mut file).map_err(|e| file_error(path, e))?;
-    let architecture = content
-        .metadata
-        .get("general.architecture")
-        .and_then(|v| v.to_string().ok())
-        .cloned()
-        .unwrap_or_default();
+    let architecture = metadata_text(&content, "general.architecture");
     let context = content
         .metadata
         .get(&format!("{architecture}.context_length"))
         .and_then(|v| v.to_u32().ok())
         .unwrap_or(2048) as usize;
-    let pre = content
-        .metadata
-        .get("tokenizer.ggml.pre")
-        .and_then(|v| v.to_string().ok())
-        .cloned()
-        .unwrap_or_default();
-    let tokenizer = tokenizer_of(&content, &pre).map_err(|e| file_error(path, e))?;
+    let tokenizer = tokenizer_of(&content).map_err(|e| file_error(path, e))?;
     let stop_tokens: Vec<u32> = ["<|im_end|>", "<|endoftext|>", "</s>"]
         .iter()
         .filter_map(|t| tokenizer.token_to_id(t))
