@@ -237,7 +237,7 @@ fn readings(facts: &[(i64, Option<NaiveDate>, String)], terms: &[String], k: usi
         }
         .render(&summaries);
         lines.push(format!(
-            "{code}, latest reading of each of {} patients: {}",
+            "{code}, the latest value of each of {} patients: {}",
             same.len(),
             rendered.trim()
         ));
@@ -365,7 +365,7 @@ mod tests {
             ));
         }
         let lines = readings(&facts, &["weight".to_string()], 5);
-        assert_eq!(lines, vec!["Body Weight, latest reading of each of 5 patients: Value is median 74 (middle half 72 to 76) kg."]);
+        assert_eq!(lines, vec!["Body Weight, the latest value of each of 5 patients: Value is median 74 (middle half 72 to 76) kg."]);
         assert!(readings(&facts, &["weight".to_string()], 6).is_empty());
     }
 }
