@@ -9,11 +9,11 @@
 //!         ─▶ one PostgreSQL transaction (pgvector + full text) ─▶ commit the Kafka offset
 //!         (a bundle that can never succeed ─▶ topic fhir.bundles.dlq with the reason, then commit)
 //!
-//! ANSWER  topic rag.queries ─▶ limits (per requester, per worker) ─▶ requester's scope
+//! ANSWER  topic rag.queries ─▶ limits (per requester, per worker) ─▶ policy by role and scope
 //!         ─▶ Search (vault name resolution, condition search, hybrid pgvector + full text, RRF)
-//!         ─▶ Synthesis (pseudonyms, generalized dates/ages, rounded values, ranges; select facts)
+//!         ─▶ Synthesis (per-answer labels, generalized dates/ages, rounded values, ranges; select)
 //!         ─▶ Review (rules; bounded corrections; refuse) ─▶ model or template sees only that
-//!         ─▶ privacy guard (vault multi-pattern matcher + PII patterns) ─▶ audit row
+//!         ─▶ privacy guard (indexed vault keys + PII patterns) ─▶ audit row
 //!         ─▶ topic rag.answers ─▶ commit the offset   (unreadable query ─▶ rag.queries.dlq)
 //! ```
 //!
