@@ -481,6 +481,7 @@ async fn run_answer(
             answer_retry_max_backoff_ms: 30_000,
             answer_stop_after_idle_secs: None,
             answer_stop_after_messages: Some(questions.len() as u64),
+            dp: crate::dp::DpConfig::defaults(),
         };
         let engine = AnswerEngine::new(
             loaded.store.clone(),

@@ -33,6 +33,7 @@
 //! - [`bus`]: Kafka clients and the topic contracts in `topics/`.
 //! - [`backfill`]: reads Synthea archives and bulk exports and publishes them as bundles.
 //! - [`bench`]: benchmarks that print figures and write them under `docs/results/`.
+//! - [`dp`]: differential privacy for cohort answers: accounting, noise, DP-RAG votes, budget.
 //! - [`eval`]: the thesis's evaluations (questions, retrieval, privacy, utility) on any store.
 //! - [`phi`]: types that hold protected health information and never print it.
 //! - [`text`]: the one text normalization (Unicode folding, words) and the one date grammar.
@@ -42,6 +43,7 @@ pub mod backfill;
 pub mod bench;
 pub mod bus;
 pub mod config;
+pub mod dp;
 pub mod embed;
 pub mod eval;
 pub mod ingest;

@@ -12,6 +12,7 @@ use sqlx::{PgPool, Row};
 use super::question::QuestionAnalysis;
 use super::search::{self, Scope};
 use super::synthesis::SyntheticDocument;
+use crate::dp::{aggregate, Noise};
 use crate::privacy::generalize::{format_value, generalize_text, Reading};
 use crate::store::StoreError;
 
@@ -87,7 +88,7 @@ fn head<'a>(sentences: &'a str, lead: &str) -> Option<&'a str> {
 }
 
 /// The cohort a question is about: the patients in scope with its condition, or the whole scope.
-async fn cohort(
+pub(crate) async fn cohort(
     pool: &PgPool,
     scope: &Scope,
     condition: Option<&str>,
@@ -107,7 +108,7 @@ async fn cohort(
     })
 }
 
-async fn facts_of(
+pub(crate) async fn facts_of(
     pool: &PgPool,
     patients: &[i64],
     resource_type: &str,
@@ -160,9 +161,12 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 /// The latest reading of one code per patient.
 type LatestByPatient = BTreeMap<i64, (Option<NaiveDate>, Reading)>;
 
-/// Medians and middle halves of the latest reading per patient, for the observation codes the
-/// question's terms name, each over at least `k` patients.
-fn readings(facts: &[(i64, Option<NaiveDate>, String)], terms: &[String], k: usize) -> Vec<String> {
+/// The latest reading per patient of every observation code whose sentences hold one of the
+/// question's terms.
+fn latest_readings(
+    facts: &[(i64, Option<NaiveDate>, String)],
+    terms: &[String],
+) -> BTreeMap<String, LatestByPatient> {
     // code → patient → (day, the reading's values and wording)
     let mut latest: BTreeMap<String, LatestByPatient> = BTreeMap::new();
     for (patient, day, sentences) in facts {
@@ -190,13 +194,25 @@ fn readings(facts: &[(i64, Option<NaiveDate>, String)], terms: &[String], k: usi
             }
         }
     }
+    latest
+}
+
+/// How many of the question's terms a code's name holds.
+fn term_match(code: &str, terms: &[String]) -> usize {
+    let words = super::question::line_terms(code);
+    terms.iter().filter(|t| words.contains(*t)).count()
+}
+
+/// Medians and middle halves of the latest reading per patient, for the observation codes the
+/// question's terms name, each over at least `k` patients.
+fn readings(facts: &[(i64, Option<NaiveDate>, String)], terms: &[String], k: usize) -> Vec<String> {
+    let latest = latest_readings(facts, terms);
     let mut codes: Vec<(String, LatestByPatient)> =
         latest.into_iter().filter(|(_, p)| p.len() >= k).collect();
     // The code that names the most of the question's terms, then the most patients.
     codes.sort_by_key(|(code, p)| {
-        let words = super::question::line_terms(code);
         (
-            std::cmp::Reverse(terms.iter().filter(|t| words.contains(*t)).count()),
+            std::cmp::Reverse(term_match(code, terms)),
             std::cmp::Reverse(p.len()),
         )
     });
@@ -295,6 +311,153 @@ pub async fn aggregate(
                 let facts = facts_of(pool, &patients, resource_type).await?;
                 listed(resource_type, lead, &facts);
             }
+        }
+    }
+    Ok(Some(SyntheticDocument {
+        lines,
+        document_ids: Vec::new(),
+    }))
+}
+
+/// Settings of a DP aggregate answer.
+#[derive(Clone, Copy, Debug)]
+pub struct DpSettings {
+    /// The answer's zCDP ρ, from its (ε, δ/2): the Gaussian parts get half of δ.
+    pub rho: f64,
+    /// The answer's δ: half for the Gaussian parts, half for the release thresholds of its
+    /// histograms (divided among them).
+    pub delta: f64,
+    /// Most items one patient counts in (the histogram's L2 sensitivity is its square root).
+    pub max_items: usize,
+    /// Fewest patients (by the noisy count) a cohort answer describes.
+    pub min_patients: usize,
+}
+
+/// Items per patient: each patient's distinct items of one kind of fact.
+fn holdings(
+    facts: &[(i64, Option<NaiveDate>, String)],
+    lead: &str,
+) -> BTreeMap<i64, BTreeSet<String>> {
+    let mut held: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
+    for (patient, _, sentences) in facts {
+        if let Some(item) = head(sentences, lead) {
+            held.entry(*patient)
+                .or_default()
+                .insert(generalize_text(item));
+        }
+    }
+    held
+}
+
+/// The cohort document of a DP answer: every figure noisy (see [`crate::dp`]), `None` when the
+/// noisy cohort size is below the minimum. ρ is divided: a fifth for the cohort's size, the rest
+/// for the histograms (or, for readings, a fifth for the histogram of codes and the rest for
+/// the medians, by the exponential mechanism).
+pub async fn dp_aggregate(
+    pool: &PgPool,
+    scope: &Scope,
+    analysis: &QuestionAnalysis,
+    condition: Option<&str>,
+    settings: DpSettings,
+    noise: &mut Noise,
+) -> Result<Option<SyntheticDocument>, StoreError> {
+    let patients = cohort(pool, scope, condition).await?;
+    let rho = settings.rho;
+    let size = aggregate::noisy_total(patients.len(), 0.2 * rho, noise);
+    if size < settings.min_patients as f64 {
+        return Ok(None);
+    }
+    let size = size.round() as u64;
+    let described = match condition {
+        Some(c) => format!("about {size} patients with {c}"),
+        None => format!("about {size} patients"),
+    };
+    let mut lines = vec![format!("Cohort: {described}.")];
+    let topic = Topic::of(analysis);
+    let kinds: Vec<(&str, &str)> = match topic.facts() {
+        Some(kind) => vec![kind],
+        None if topic == Topic::Overview => vec![
+            ("Condition", "Condition is "),
+            ("MedicationRequest", "Medication is "),
+        ],
+        None => Vec::new(),
+    };
+    let histogram_delta = settings.delta / 2.0 / kinds.len().max(1) as f64;
+    if topic == Topic::Readings {
+        let facts = facts_of(pool, &patients, "Observation").await?;
+        let latest = latest_readings(&facts, &analysis.terms);
+        // One (code, wording) item per patient and code: the histogram picks which exist.
+        let mut held: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
+        for (code, by_patient) in &latest {
+            for (patient, (_, reading)) in by_patient {
+                held.entry(*patient)
+                    .or_default()
+                    .insert(format!("{code}\u{1f}{}", reading.template));
+            }
+        }
+        let released =
+            aggregate::noisy_counts(&held, settings.max_items, 0.2 * rho, histogram_delta, noise);
+        let best = released.iter().max_by_key(|c| {
+            let code = c.item.split('\u{1f}').next().unwrap_or("");
+            (term_match(code, &analysis.terms), c.count)
+        });
+        let Some(best) = best else {
+            return Ok(Some(SyntheticDocument {
+                lines: Vec::new(),
+                document_ids: Vec::new(),
+            }));
+        };
+        let (code, template) = best.item.split_once('\u{1f}').unwrap_or((&best.item, ""));
+        let same: Vec<&Reading> = latest
+            .get(code)
+            .map(|p| {
+                p.values()
+                    .map(|(_, r)| r)
+                    .filter(|r| r.template == template)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let slots = same.first().map(|r| r.values.len()).unwrap_or(0).max(1);
+        // ρ = ε₀²/2 per median (an ε₀-DP mechanism is ε₀²/2-zCDP).
+        let epsilon_each = (2.0 * 0.6 * rho / slots as f64).sqrt();
+        let medians: Vec<String> = (0..slots)
+            .map(|slot| {
+                let values: Vec<f64> = same
+                    .iter()
+                    .filter_map(|r| r.values.get(slot).copied())
+                    .map(|v| v.max(0.0))
+                    .collect();
+                aggregate::quantile(&values, 0.5, epsilon_each, noise)
+                    .map(|m| format!("median about {}", format_value(m)))
+                    .unwrap_or_else(|| "no value".into())
+            })
+            .collect();
+        let rendered = Reading {
+            template: template.to_string(),
+            values: Vec::new(),
+        }
+        .render(&medians);
+        lines.push(format!(
+            "{code}, the latest value of each of about {} patients: {}",
+            best.count,
+            rendered.trim()
+        ));
+        return Ok(Some(SyntheticDocument {
+            lines,
+            document_ids: Vec::new(),
+        }));
+    }
+    let share = 0.8 * rho / kinds.len().max(1) as f64;
+    for (resource_type, lead) in kinds {
+        let facts = facts_of(pool, &patients, resource_type).await?;
+        let held = holdings(&facts, lead);
+        let released =
+            aggregate::noisy_counts(&held, settings.max_items, share, histogram_delta, noise);
+        for count in released.into_iter().take(TOP) {
+            lines.push(format!(
+                "{lead}{}: about {} patients.",
+                count.item, count.count
+            ));
         }
     }
     Ok(Some(SyntheticDocument {

@@ -14,7 +14,7 @@ use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLim
 use sha2::{Digest, Sha256};
 
 use super::contract::{
-    Answer, AnswerStatus, Mode, PrivacyFindings, PrivacySummary, Query, Timings,
+    Answer, AnswerStatus, DpSpent, Mode, PrivacyFindings, PrivacySummary, Query, Timings,
 };
 use super::policy::{self, Disclosure};
 use super::question::{analyze, tsquery_or, QuestionAnalysis};
@@ -28,9 +28,11 @@ use super::synthesis::{
     assemble, candidates, parse_choice, render_query, retrieval_text, select_by_rules, shortlist,
     SyntheticDocument,
 };
+use crate::dp::budget::{Budget, Spend};
+use crate::dp::{DpConfig, Noise, PrivacyCost, TextPlan, VoteChooser};
 use crate::embed::batcher::EmbeddingService;
 use crate::embed::EmbedError;
-use crate::llm::{Backend, ChatRequest, LlmConfig};
+use crate::llm::{Backend, ChatRequest, LlmConfig, VoteRequest};
 use crate::privacy::guard::PgVault;
 use crate::privacy::pseudonym::labels;
 use crate::privacy::{Guarded, PrivacyGuard};
@@ -124,6 +126,9 @@ pub struct AnswerConfig {
     /// Stop after this many queries (default: never).
     #[arg(long, env = "FHIR_RAG_ANSWER_STOP_AFTER_MESSAGES")]
     pub answer_stop_after_messages: Option<u64>,
+    /// Differentially private answers and the per-requester budget.
+    #[command(flatten)]
+    pub dp: DpConfig,
 }
 
 /// Errors that keep a query from being answered now.
@@ -275,6 +280,8 @@ struct Draft {
     findings: PrivacyFindings,
     timings: Timings,
     trace: Trace,
+    dp: Option<DpSpent>,
+    dp_audit: Option<serde_json::Value>,
 }
 
 impl Draft {
@@ -296,6 +303,159 @@ pub struct Trace {
     pub synthetic_document: String,
 }
 
+/// The condition of a cohort question as the records word it (unknown words, which could be
+/// names, left out), and the synthetic query rendered from the analysed question.
+fn cohort_subject(
+    analysis: &QuestionAnalysis,
+    known: &BTreeSet<String>,
+) -> (Option<String>, String) {
+    // The condition as the records word it (unknown words, which could be names, left out).
+    let condition: Option<String> = analysis.condition.as_ref().and_then(|c| {
+        let words: Vec<String> = crate::text::words(c)
+            .into_iter()
+            .filter(|w| known.contains(w))
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    });
+    let subject = match &condition {
+        Some(c) => format!("patients with {c}"),
+        None => "the patients".to_string(),
+    };
+    // The condition is the subject already, not a topic.
+    let condition_terms = super::question::line_terms(analysis.condition.as_deref().unwrap_or(""));
+    let topic: Vec<String> = analysis
+        .terms
+        .iter()
+        .filter(|t| !condition_terms.contains(*t))
+        .cloned()
+        .collect();
+    let synthetic = render_query(&subject, &topic, known, &[]);
+    (condition, synthetic)
+}
+
+/// Whether a cohort question asks for a count or a number (DP aggregates), not a text.
+fn asks_for_figures(question: &str) -> bool {
+    let words = crate::text::words(question);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    (has("how") && (has("many") || has("much")))
+        || [
+            "number",
+            "count",
+            "median",
+            "average",
+            "mean",
+            "percentage",
+            "percent",
+            "proportion",
+            "share",
+        ]
+        .iter()
+        .any(|w| has(w))
+}
+
+/// How one cohort question is answered privately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DpKind {
+    Aggregate,
+    Text,
+}
+
+impl DpKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            DpKind::Aggregate => "aggregate",
+            DpKind::Text => "text",
+        }
+    }
+}
+
+/// A seed for a second stream drawn from the answer's noise.
+fn noise_seed(noise: &mut Noise) -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    for chunk in seed.chunks_mut(8) {
+        chunk.copy_from_slice(&((noise.uniform() * u64::MAX as f64) as u64).to_le_bytes());
+    }
+    seed
+}
+
+/// ε as written in answers: "5", "0.5".
+fn format_epsilon(epsilon: f64) -> String {
+    let rounded = (epsilon * 100.0).round() / 100.0;
+    format!("{rounded}")
+}
+
+/// The deterministic answer to a DP cohort question.
+fn dp_cohort_answer(document: &SyntheticDocument, epsilon: f64) -> String {
+    format!(
+        "From the de-identified records, with differential privacy (ε = {}; every count and \
+         median carries calibrated noise, and items few patients share are not named): {}",
+        format_epsilon(epsilon),
+        document.lines.join(" ")
+    )
+}
+
+/// The voters of a DP text answer: the patients of the question's cohort (its condition, or
+/// the whole scope) with a document at least `--dp-similarity` similar to the question.
+pub async fn dp_voters(
+    pool: &sqlx::PgPool,
+    embedder: &EmbeddingService,
+    question: &str,
+    condition: Option<&str>,
+    scope: &Scope,
+    settings: &DpConfig,
+) -> Result<Vec<search::Voter>, AnswerError> {
+    let patients = super::cohort::cohort(pool, scope, condition).await?;
+    let text = retrieval_text(question, &BTreeSet::new(), &[], 500);
+    let vector = embedder.embed(vec![text]).await?.pop().unwrap_or_default();
+    Ok(search::threshold_voters(
+        pool,
+        &vector,
+        &patients,
+        settings.dp_similarity,
+        settings.dp_documents_per_voter,
+    )
+    .await?)
+}
+
+/// The condition of a cohort question as the records word it (what [`dp_voters`] takes).
+pub async fn cohort_condition(
+    pool: &sqlx::PgPool,
+    question: &str,
+) -> Result<Option<String>, AnswerError> {
+    let analysis = analyze(question, &BTreeSet::new());
+    let mut vocabulary: Vec<String> = analysis.terms.clone();
+    if let Some(condition) = &analysis.condition {
+        vocabulary.extend(crate::text::words(condition));
+    }
+    let known = search::known_words(pool, &vocabulary).await?;
+    Ok(cohort_subject(&analysis, &known).0)
+}
+
+/// Keeps a uniformly random `most` of the voters (drawn from the answer's noise).
+pub fn subsample(voters: &mut Vec<search::Voter>, most: usize, noise: &mut Noise) {
+    if voters.len() > most {
+        for i in 0..most {
+            let j = i
+                + ((noise.uniform() * (voters.len() - i) as f64) as usize)
+                    .min(voters.len() - i - 1);
+            voters.swap(i, j);
+        }
+        voters.truncate(most);
+    }
+}
+
+/// Each voter's context: its documents, dates generalized to months.
+pub fn voter_contexts(voters: &[search::Voter]) -> Vec<String> {
+    voters
+        .iter()
+        .map(|v| crate::text::dates::generalize_to_months(&v.texts.join("\n")))
+        .collect()
+}
+
+/// What the voters of a DP text answer are told.
+pub const DP_VOTER_SYSTEM: &str = "You read one patient's record and answer the question about \
+    it in a few words. Name the item only.";
+
 /// Answers queries. One per worker; cheap to share behind an `Arc`.
 pub struct AnswerEngine {
     store: Store,
@@ -307,6 +467,7 @@ pub struct AnswerEngine {
     guard: PrivacyGuard,
     per_requester: DefaultKeyedRateLimiter<String>,
     llm_calls: DefaultDirectRateLimiter,
+    budget: Budget,
 }
 
 fn nonzero(n: u32, what: &str) -> Result<NonZeroU32, AnswerError> {
@@ -343,6 +504,8 @@ impl AnswerEngine {
                 "--cohort-min-patients must be at least 1".into(),
             ));
         }
+        config.dp.validate().map_err(AnswerError::Config)?;
+        let budget = Budget::new(store.pool().clone(), config.dp.limits());
         Ok(AnswerEngine {
             store,
             embedder,
@@ -353,6 +516,7 @@ impl AnswerEngine {
             guard,
             per_requester,
             llm_calls,
+            budget,
         })
     }
 
@@ -435,6 +599,7 @@ impl AnswerEngine {
                     .unwrap_or("none")
                     .into(),
                 checks: vec!["synthesis".into(), "review".into()],
+                dp: draft.dp.take(),
             },
             timings: Timings::default(),
             answered_at: chrono::Utc::now().to_rfc3339(),
@@ -485,7 +650,13 @@ impl AnswerEngine {
                     draft.settle(policy::COHORT_INDIVIDUAL);
                     return Ok(());
                 }
-                let result = self.cohort(&scope, &first, &known, draft).await;
+                let dp = query.options.mode == Mode::Dp
+                    || self.config.dp.dp_roles.contains(&query.requester.role);
+                let result = if dp {
+                    self.dp_cohort(query, &scope, &first, &known, draft).await
+                } else {
+                    self.cohort(&scope, &first, &known, draft).await
+                };
                 draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
                 result
             }
@@ -527,28 +698,7 @@ impl AnswerEngine {
         draft: &mut Draft,
     ) -> Result<(), AnswerError> {
         let k = self.config.cohort_min_patients;
-        // The condition as the records word it (unknown words, which could be names, left out).
-        let condition: Option<String> = analysis.condition.as_ref().and_then(|c| {
-            let words: Vec<String> = crate::text::words(c)
-                .into_iter()
-                .filter(|w| known.contains(w))
-                .collect();
-            (!words.is_empty()).then(|| words.join(" "))
-        });
-        let subject = match &condition {
-            Some(c) => format!("patients with {c}"),
-            None => "the patients".to_string(),
-        };
-        // The condition is the subject already, not a topic.
-        let condition_terms =
-            super::question::line_terms(analysis.condition.as_deref().unwrap_or(""));
-        let topic: Vec<String> = analysis
-            .terms
-            .iter()
-            .filter(|t| !condition_terms.contains(*t))
-            .cloned()
-            .collect();
-        let synthetic = render_query(&subject, &topic, known, &[]);
+        let (condition, synthetic) = cohort_subject(analysis, known);
         let Some(document) =
             super::cohort::aggregate(self.store.pool(), scope, analysis, condition.as_deref(), k)
                 .await?
@@ -571,6 +721,255 @@ impl AnswerEngine {
         let template = cohort_answer(document.get(), k);
         self.respond(&document, &query, template, draft).await;
         Ok(())
+    }
+
+    /// A cohort question answered with differential privacy: spend from the requester's budget
+    /// (nothing when exhausted), then DP aggregates for counts and numbers, or a text by noisy
+    /// votes of the patients whose records match (a local GGUF model is needed; without one the
+    /// question gets DP aggregates).
+    async fn dp_cohort(
+        &self,
+        query: &Query,
+        scope: &Scope,
+        analysis: &QuestionAnalysis,
+        known: &BTreeSet<String>,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
+        let settings = &self.config.dp;
+        let epsilon = query.options.epsilon.unwrap_or(settings.dp_epsilon);
+        if epsilon > settings.dp_max_epsilon {
+            draft.settle(policy::EPSILON_TOO_LARGE);
+            return Ok(());
+        }
+        let cost = PrivacyCost {
+            epsilon,
+            delta: settings.dp_delta,
+        };
+        let (condition, synthetic) = cohort_subject(analysis, known);
+        draft.synthetic_query = synthetic.clone();
+        let votes = matches!(&self.backend, Backend::Model(m) if m.supports_votes());
+        let kind = if asks_for_figures(&query.question) || !votes {
+            DpKind::Aggregate
+        } else {
+            DpKind::Text
+        };
+        let requester = &query.requester.id;
+        let spend = self
+            .budget
+            .spend(requester, &query.query_id, cost, Noise::fresh_seed())
+            .await?;
+        let (seed, replay) = match spend {
+            Spend::Exhausted { epsilon_left } => {
+                draft.settle(policy::BUDGET_EXHAUSTED);
+                draft.dp = Some(DpSpent {
+                    epsilon: 0.0,
+                    delta: 0.0,
+                    epsilon_left,
+                });
+                return Ok(());
+            }
+            Spend::Granted { seed, replay } => (seed, replay),
+        };
+        let mut noise = Noise::from_seed(seed);
+        let mut audit = serde_json::json!({
+            "kind": kind.as_str(),
+            "epsilon": epsilon,
+            "delta": cost.delta,
+            "replay": replay,
+        });
+        let refund = match kind {
+            DpKind::Aggregate => {
+                self.dp_aggregate(
+                    scope,
+                    analysis,
+                    condition.as_deref(),
+                    cost,
+                    &mut noise,
+                    draft,
+                )
+                .await?
+            }
+            DpKind::Text => {
+                self.dp_text(
+                    query,
+                    condition.as_deref(),
+                    scope,
+                    cost,
+                    &mut noise,
+                    &mut audit,
+                    draft,
+                )
+                .await?
+            }
+        };
+        let mut charged = if replay { 0.0 } else { epsilon };
+        if refund > 0.0 && !replay {
+            self.budget
+                .refund(requester, &query.query_id, refund)
+                .await?;
+            charged -= refund;
+        }
+        audit["charged_epsilon"] = serde_json::json!(charged);
+        draft.dp_audit = Some(audit);
+        draft.dp = Some(DpSpent {
+            epsilon: charged,
+            delta: if replay { 0.0 } else { cost.delta },
+            epsilon_left: self.budget.epsilon_left(requester).await?,
+        });
+        if draft.synthetic_query.is_empty() {
+            draft.synthetic_query = synthetic;
+        }
+        Ok(())
+    }
+
+    /// DP counts and medians. Returns the ε to give back (a cohort whose noisy size is below
+    /// the minimum used only the size's share).
+    async fn dp_aggregate(
+        &self,
+        scope: &Scope,
+        analysis: &QuestionAnalysis,
+        condition: Option<&str>,
+        cost: PrivacyCost,
+        noise: &mut Noise,
+        draft: &mut Draft,
+    ) -> Result<f64, AnswerError> {
+        let half = PrivacyCost {
+            epsilon: cost.epsilon,
+            delta: cost.delta / 2.0,
+        };
+        let settings = super::cohort::DpSettings {
+            rho: half.rho(),
+            delta: cost.delta,
+            max_items: self.config.dp.dp_max_items,
+            min_patients: self.config.cohort_min_patients,
+        };
+        let Some(document) = super::cohort::dp_aggregate(
+            self.store.pool(),
+            scope,
+            analysis,
+            condition,
+            settings,
+            noise,
+        )
+        .await?
+        else {
+            draft.settle(policy::TOO_FEW);
+            let used = crate::dp::epsilon_of(0.2 * settings.rho, half.delta);
+            return Ok((cost.epsilon - used).max(0.0));
+        };
+        // The noisy cohort size alone is an answer too ("about 12 patients"; no item named).
+        if document.lines.is_empty() {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            return Ok(0.0);
+        }
+        let Some((document, query)) = self
+            .review(document, draft.synthetic_query.clone(), draft)
+            .await?
+        else {
+            return Ok(0.0);
+        };
+        draft.synthetic_query = query.get().clone();
+        draft.trace.synthetic_document = document.get().text();
+        // The template, not a model's rephrasing: a model drops "about" and the noise notice.
+        draft.status = Some(AnswerStatus::Answered);
+        draft.answer = dp_cohort_answer(document.get(), cost.epsilon);
+        Ok(0.0)
+    }
+
+    /// DP-RAG: the patients with a document above the similarity threshold vote on every token
+    /// (see [`crate::dp`]). Returns the ε to give back (refused on the noisy voter count: only
+    /// the count's share was used).
+    #[allow(clippy::too_many_arguments)]
+    async fn dp_text(
+        &self,
+        query: &Query,
+        condition: Option<&str>,
+        scope: &Scope,
+        cost: PrivacyCost,
+        noise: &mut Noise,
+        audit: &mut serde_json::Value,
+        draft: &mut Draft,
+    ) -> Result<f64, AnswerError> {
+        let settings = &self.config.dp;
+        let Backend::Model(model) = &self.backend else {
+            return Err(AnswerError::Config("DP text answers need a model".into()));
+        };
+        let search_started = Instant::now();
+        let mut voters = dp_voters(
+            self.store.pool(),
+            &self.embedder,
+            &query.question,
+            condition,
+            scope,
+            settings,
+        )
+        .await?;
+        draft.timings.search_ms += search_started.elapsed().as_millis() as u64;
+        let plan = TextPlan::new(cost, settings.dp_max_tokens);
+        let noisy_voters = voters.len() as f64 + noise.gaussian(plan.count_sigma);
+        audit["voters"] = serde_json::json!(voters.len());
+        if noisy_voters < settings.dp_min_voters as f64 {
+            draft.settle(policy::DP_TOO_FEW);
+            let used = crate::dp::epsilon_of(crate::dp::COUNT_SHARE * cost.rho(), cost.delta);
+            return Ok((cost.epsilon - used).max(0.0));
+        }
+        // More voters than the model can afford: a random subset (drawn from the answer's
+        // noise, independent of who the voters are).
+        subsample(&mut voters, settings.dp_max_voters, noise);
+        draft.patients.extend(voters.iter().map(|v| v.patient_key));
+        let contexts = voter_contexts(&voters);
+        if !self.take_llm_call().await {
+            self.busy(draft);
+            return Ok(0.0);
+        }
+        draft.llm_calls += 1;
+        let answer_started = Instant::now();
+        let request = VoteRequest {
+            system: DP_VOTER_SYSTEM.into(),
+            question: query.question.clone(),
+            contexts,
+            max_context_tokens: settings.dp_context_tokens,
+            max_tokens: settings.dp_max_tokens,
+            choosers: vec![Box::new(VoteChooser::new(
+                settings.dp_vote_temperature,
+                plan.token_sigma,
+                Noise::from_seed(noise_seed(noise)),
+            ))],
+        };
+        let output = model.vote(request).await;
+        draft.timings.answer_ms += answer_started.elapsed().as_millis() as u64;
+        let output = match output {
+            Ok(mut outputs) if !outputs.is_empty() => outputs.remove(0),
+            Ok(_) => Default::default(),
+            Err(e) => {
+                // The budget stays spent (a new query id pays again; the same one replays the
+                // same noise at no further cost).
+                tracing::warn!(error = %e, "DP generation failed");
+                draft.status = Some(AnswerStatus::Refused);
+                draft.answer =
+                    "The private answer could not be generated; please ask again.".into();
+                draft.findings.reason = Some("dp_model_error".into());
+                return Ok(0.0);
+            }
+        };
+        audit["passes"] = serde_json::json!(output.passes);
+        audit["tokens"] = serde_json::json!(output.tokens);
+        let text = crate::text::strip_control_sequences(&output.text);
+        if text.trim().is_empty() || says_not_found(&text) {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+        } else {
+            draft.status = Some(AnswerStatus::Answered);
+            draft.answer = format!(
+                "Private answer (differential privacy, ε = {}; voted by the records of about {} \
+                 patients): {}",
+                format_epsilon(cost.epsilon),
+                noisy_voters.round().max(0.0),
+                text.trim()
+            );
+        }
+        Ok(0.0)
     }
 
     /// A care team's question about its patients.
@@ -629,7 +1028,8 @@ impl AnswerEngine {
 
         // Incremental mode: one document at a time until one answers.
         let batches: Vec<&[RetrievedDocument]> = match query.options.mode {
-            Mode::Synthetic => vec![&documents[..]],
+            // DP is for cohort roles; a care team's answer is about its own patients.
+            Mode::Synthetic | Mode::Dp => vec![&documents[..]],
             Mode::Incremental => documents.chunks(1).collect(),
         };
         for batch in batches {
@@ -807,6 +1207,7 @@ impl AnswerEngine {
             "review_findings": draft.findings.review_findings,
             "reason": draft.findings.reason,
             "policy": answer.privacy.policy,
+            "dp": draft.dp_audit,
         });
         let patients: Vec<i64> = draft.patients.iter().copied().collect();
         sqlx::query(

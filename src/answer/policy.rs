@@ -105,6 +105,32 @@ pub const TOO_FEW: Outcome = Outcome {
     reason: "too_few_patients",
 };
 
+/// A DP text answer whose noisy count of voters is below `--dp-min-voters`.
+pub const DP_TOO_FEW: Outcome = Outcome {
+    status: AnswerStatus::NotFound,
+    answer: "Too few patients' records match this question for a differentially private \
+             answer.",
+    synthetic_query: "",
+    reason: "dp_too_few_voters",
+};
+
+/// A DP answer that the requester's privacy budget for the period cannot pay for.
+pub const BUDGET_EXHAUSTED: Outcome = Outcome {
+    status: AnswerStatus::BudgetExhausted,
+    answer: "This requester's privacy budget for the period is spent; differentially private \
+             answers resume in the next period.",
+    synthetic_query: "",
+    reason: "dp_budget_exhausted",
+};
+
+/// A query asking for a larger ε than `--dp-max-epsilon` allows.
+pub const EPSILON_TOO_LARGE: Outcome = Outcome {
+    status: AnswerStatus::Refused,
+    answer: "The privacy loss asked for (options.epsilon) is above this service's maximum.",
+    synthetic_query: "",
+    reason: "dp_epsilon_too_large",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -191,6 +191,17 @@ pub async fn condition_patients(
     scope: &Scope,
     limit: usize,
 ) -> Result<Vec<i64>, StoreError> {
+    // PostgreSQL's parser reads "COVID-19" as 'covid' and '-19' (a signed number), so words
+    // without a letter would never match: the phrase's lettered words are searched.
+    let lettered: Vec<String> = crate::text::words(phrase)
+        .into_iter()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect();
+    let phrase = if lettered.is_empty() {
+        phrase.to_string()
+    } else {
+        lettered.join(" ")
+    };
     let rows = sqlx::query_scalar::<_, i64>(
         "SELECT DISTINCT patient_key FROM facts
          WHERE resource_type = 'Condition'
@@ -337,4 +348,63 @@ pub async fn summaries(
     .fetch_all(pool)
     .await?;
     Ok(rows.iter().map(document_from_row).collect())
+}
+
+/// One voter of a DP text answer: a patient and its documents most similar to the question.
+#[derive(Clone, Debug)]
+pub struct Voter {
+    /// The patient.
+    pub patient_key: i64,
+    /// Its documents above the threshold, most similar first.
+    pub texts: Vec<String>,
+    /// The best document's cosine similarity to the question.
+    pub similarity: f64,
+}
+
+/// Threshold retrieval for DP answers: every patient among `patients` with a document whose
+/// best chunk reaches cosine similarity `threshold` to `embedding`, with its `per_patient` most
+/// similar such documents. Whether a patient votes depends on that patient's records only (no
+/// top-k across patients, which one patient could change).
+pub async fn threshold_voters(
+    pool: &PgPool,
+    embedding: &[f32],
+    patients: &[i64],
+    threshold: f64,
+    per_patient: usize,
+) -> Result<Vec<Voter>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT patient_key, text, similarity FROM (
+             SELECT d.patient_key, d.text, 1 - s.distance AS similarity,
+                    row_number() OVER (PARTITION BY d.patient_key
+                                       ORDER BY s.distance, d.document_id) AS place
+             FROM (SELECT c.document_id, min(c.embedding <=> $1) AS distance
+                   FROM chunks c JOIN documents d USING (document_id)
+                   WHERE d.patient_key = ANY($2)
+                   GROUP BY c.document_id) s
+             JOIN documents d USING (document_id)
+             WHERE 1 - s.distance >= $3) ranked
+         WHERE place <= $4
+         ORDER BY patient_key, place",
+    )
+    .bind(Vector::from(embedding.to_vec()))
+    .bind(patients)
+    .bind(threshold)
+    .bind(per_patient as i64)
+    .fetch_all(pool)
+    .await?;
+    let mut voters: Vec<Voter> = Vec::new();
+    for row in rows {
+        let patient_key: i64 = row.get("patient_key");
+        let text: String = row.get("text");
+        let similarity: f64 = row.get("similarity");
+        match voters.last_mut() {
+            Some(v) if v.patient_key == patient_key => v.texts.push(text),
+            _ => voters.push(Voter {
+                patient_key,
+                texts: vec![text],
+                similarity,
+            }),
+        }
+    }
+    Ok(voters)
 }

@@ -85,6 +85,8 @@ pub struct AnswerReport {
     pub refused: u64,
     /// Rate limited.
     pub rate_limited: u64,
+    /// Refused for an exhausted privacy budget.
+    pub budget_exhausted: u64,
     /// Unreadable queries sent to the dead-letter topic.
     pub dead_lettered: u64,
     /// Retries of transient failures.
@@ -239,6 +241,7 @@ async fn handle(
         AnswerStatus::NotFound => report.not_found += 1,
         AnswerStatus::Refused => report.refused += 1,
         AnswerStatus::RateLimited => report.rate_limited += 1,
+        AnswerStatus::BudgetExhausted => report.budget_exhausted += 1,
     }
     report.guard_redactions += redactions as u64;
     let total_ms = sealed.value().timings.total_ms;
@@ -275,6 +278,9 @@ pub struct AskConfig {
     /// Documents to retrieve.
     #[arg(long)]
     pub k: Option<u32>,
+    /// ε of a DP answer (mode dp).
+    #[arg(long)]
+    pub epsilon: Option<f64>,
     /// Seconds to wait for the answer.
     #[arg(long, env = "FHIR_RAG_ASK_TIMEOUT_SECS", default_value_t = 120)]
     pub timeout_secs: u64,
@@ -293,6 +299,8 @@ pub enum AskMode {
     Synthetic,
     /// One document at a time until one answers.
     Incremental,
+    /// Differentially private (cohort roles), spending from the requester's budget.
+    Dp,
 }
 
 /// A fresh query id: a hash of the time, the process and a counter.
@@ -345,8 +353,10 @@ pub async fn ask(config: &AskConfig, bus: &BusConfig) -> Result<Answer, AskError
             mode: match config.mode {
                 AskMode::Synthetic => Mode::Synthetic,
                 AskMode::Incremental => Mode::Incremental,
+                AskMode::Dp => Mode::Dp,
             },
             k: config.k,
+            epsilon: config.epsilon,
         },
     };
     let consumer: StreamConsumer = bus

@@ -5,6 +5,7 @@
 //! - [`attack`]: the PII-extraction attack protocol (§4.3).
 //! - [`disclosure`]: the privacy evaluation by category (cohort lookups, membership probes,
 //!   planted free text and instructions, out-of-scope questions).
+//! - [`dp`]: DP-RAG accuracy against epsilon, the targeted attack, budget exhaustion.
 //! - [`deid`]: the de-identification step on a labelled set of note sentences.
 //! - [`compare`]: the single-agent baseline against the pipeline: privacy and utility.
 //! - [`metrics`]: hit@k, MRR, BLEU, ROUGE.
@@ -14,6 +15,7 @@ pub mod attack;
 pub mod compare;
 pub mod deid;
 pub mod disclosure;
+pub mod dp;
 pub mod metrics;
 pub mod questions;
 pub mod retrieval;

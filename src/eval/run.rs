@@ -90,6 +90,36 @@ pub enum EvalCommand {
         #[arg(long, env = "FHIR_RAG_RESULTS_DIR", default_value = "docs/results")]
         results_dir: PathBuf,
     },
+    /// DP-RAG (seed 002): accuracy of DP text answers at several epsilons against the same
+    /// model without DP, on cohort questions whose answers are worked out from the archive's
+    /// raw bundles; the targeted attack; a run that exhausts a small budget. Needs a local
+    /// GGUF model (`--llm gguf://…`) and a store ingested from `--source`.
+    Dp {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// The archive the store was ingested from (a folder of patient bundles).
+        #[arg(
+            long,
+            default_value = "../shared/data/synthea/blaze-synthea-2.7.0-120p"
+        )]
+        source: PathBuf,
+        /// Questions.
+        #[arg(long, default_value_t = 100)]
+        questions: usize,
+        /// Fewest patients with a question's condition.
+        #[arg(long, default_value_t = 15)]
+        min_cohort: usize,
+        /// Targeted attacks.
+        #[arg(long, default_value_t = 20)]
+        attacks: usize,
+        /// Epsilons compared.
+        #[arg(long, value_delimiter = ',', default_value = "1,5,10")]
+        epsilons: Vec<f64>,
+        /// Documents in the standard-RAG prompt.
+        #[arg(long, default_value_t = 4)]
+        standard_k: usize,
+    },
     /// BLEU, ROUGE and SemScore of synthetic against original components (Tables 4.3, 4.4).
     Utility {
         /// Setup.
@@ -235,6 +265,39 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             }
             let json = serde_json::json!({"all": all, "by_kind": by_kind, "missed": missed});
             write(&results_dir, "deid", &json, &markdown)?;
+            println!("{markdown}");
+        }
+        EvalCommand::Dp {
+            setup,
+            source,
+            questions,
+            min_cohort,
+            attacks,
+            epsilons,
+            standard_k,
+        } => {
+            let backend = setup.llm.open()?;
+            let crate::llm::Backend::Model(model) = backend.clone() else {
+                anyhow::bail!("eval dp needs a model: --llm gguf:///path/model.gguf");
+            };
+            let opened = open(&setup, &backend.name()).await?;
+            let eval = super::dp::DpEval {
+                store: &opened.store,
+                embedder: &opened.embedder,
+                model,
+                answer: unlimited(setup.answer.clone()),
+                source: &source,
+                questions,
+                min_cohort,
+                attacks,
+                epsilons,
+                standard_k,
+            };
+            let report = eval.run(&setup.llm).await?;
+            let markdown = super::dp::markdown(&report, &opened.stamp.line());
+            let mut json = serde_json::to_value(&report)?;
+            json["stamp"] = serde_json::to_value(&opened.stamp)?;
+            write(&setup.results_dir, "dp", &json, &markdown)?;
             println!("{markdown}");
         }
         EvalCommand::Retrieval { setup, questions } => {

@@ -20,7 +20,7 @@ use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::{PreTokenizerWrapper, Tokenizer};
 use tokio::sync::oneshot;
 
-use super::{ChatModel, ChatRequest, Completion, LlmError, Role};
+use super::{ChatModel, ChatRequest, Completion, LlmError, Role, VoteOutput, VoteRequest};
 
 /// Requests waiting for the model thread before callers wait.
 const QUEUE: usize = 16;
@@ -53,11 +53,18 @@ struct LoadedModel {
     context: usize,
 }
 
-type Job = (ChatRequest, oneshot::Sender<Result<Completion, LlmError>>);
+enum Job {
+    Chat(ChatRequest, oneshot::Sender<Result<Completion, LlmError>>),
+    Vote(
+        VoteRequest,
+        oneshot::Sender<Result<Vec<VoteOutput>, LlmError>>,
+    ),
+}
 
 /// A GGUF chat model on a dedicated thread.
 pub struct GgufChat {
     name: String,
+    votes: bool,
     jobs: mpsc::SyncSender<Job>,
 }
 
@@ -72,6 +79,7 @@ impl GgufChat {
     /// Loads the model and starts its thread.
     pub fn load(path: &Path) -> Result<Self, LlmError> {
         let model = load_model(path)?;
+        let votes = matches!(model.weights, Weights::Llama(_));
         let name = format!(
             "gguf:{}",
             path.file_name()
@@ -83,7 +91,18 @@ impl GgufChat {
             .name("llm-model".into())
             .spawn(move || serve(model, receiver))
             .map_err(|e| LlmError::Model(e.to_string()))?;
-        Ok(GgufChat { name, jobs })
+        Ok(GgufChat { name, votes, jobs })
+    }
+}
+
+impl GgufChat {
+    async fn submit(&self, job: Job) -> Result<(), LlmError> {
+        let jobs = self.jobs.clone();
+        // A full queue blocks; keep that off the async runtime.
+        tokio::task::spawn_blocking(move || jobs.send(job))
+            .await
+            .map_err(|_| LlmError::Stopped)?
+            .map_err(|_| LlmError::Stopped)
     }
 }
 
@@ -195,17 +214,161 @@ pub fn chat_prompt_ids(tokenizer: &Tokenizer, request: &ChatRequest) -> Result<V
 }
 
 fn serve(mut model: LoadedModel, jobs: mpsc::Receiver<Job>) {
-    while let Ok((request, reply)) = jobs.recv() {
-        if reply.is_closed() {
-            continue; // the caller left
+    while let Ok(job) = jobs.recv() {
+        match job {
+            Job::Chat(request, reply) => {
+                if reply.is_closed() {
+                    continue; // the caller left
+                }
+                let _ = reply.send(generate(&mut model, &request));
+            }
+            Job::Vote(request, reply) => {
+                if reply.is_closed() {
+                    continue;
+                }
+                let _ = reply.send(vote(&mut model, request));
+            }
         }
-        let result = generate(&mut model, &request);
-        let _ = reply.send(result);
     }
 }
 
+fn model_error(e: candle_core::Error) -> LlmError {
+    LlmError::Model(e.to_string())
+}
+
+fn last_logits(logits: Tensor) -> Result<Vec<f32>, LlmError> {
+    logits
+        .squeeze(0)
+        .and_then(|l| l.to_dtype(candle_core::DType::F32))
+        .and_then(|l| l.to_vec1::<f32>())
+        .map_err(model_error)
+}
+
+fn forward_ids(
+    weights: &mut quantized_llama::ModelWeights,
+    ids: &[u32],
+    position: usize,
+) -> Result<Vec<f32>, LlmError> {
+    let input = Tensor::new(ids, &Device::Cpu)
+        .and_then(|t| t.unsqueeze(0))
+        .map_err(model_error)?;
+    last_logits(weights.forward(&input, position).map_err(model_error)?)
+}
+
+/// One voter: its own copy of the model's attention cache, where it stands, its last logits.
+#[derive(Clone)]
+struct Voter {
+    weights: quantized_llama::ModelWeights,
+    position: usize,
+    logits: Vec<f32>,
+}
+
+/// Generation by votes. The shared prompt (system, question) is computed once; each voter
+/// continues from a copy of its cache (candle's weights are shared, only the cache is copied)
+/// with its own context, then every step runs each voter on the chosen token. candle's
+/// quantized Llama keeps one cache per model and has no padding mask, so voters run one after
+/// another rather than as one padded batch. Llama-architecture models only.
+fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
+    let Weights::Llama(base) = &mut model.weights else {
+        return Err(LlmError::Unsupported(
+            "generation by votes needs a llama-architecture GGUF model".into(),
+        ));
+    };
+    let special = |name: &str| {
+        model
+            .tokenizer
+            .token_to_id(name)
+            .ok_or_else(|| LlmError::Model(format!("the tokenizer has no {name} token")))
+    };
+    let (start, end) = (special("<|im_start|>")?, special("<|im_end|>")?);
+    let mut plain = model.tokenizer.clone();
+    plain.set_encode_special_tokens(true);
+    let encode = |text: &str| -> Result<Vec<u32>, LlmError> {
+        plain
+            .encode(crate::text::strip_control_sequences(text).as_str(), false)
+            .map(|e| e.get_ids().to_vec())
+            .map_err(|e| LlmError::Model(e.to_string()))
+    };
+    let mut prefix = vec![start];
+    prefix.extend(encode("system\n")?);
+    prefix.extend(encode(&request.system)?);
+    prefix.push(end);
+    prefix.extend(encode("\n")?);
+    prefix.push(start);
+    prefix.extend(encode("user\n")?);
+    prefix.extend(encode(&format!("{}\n\nRecord:\n", request.question))?);
+    let mut closing = vec![end];
+    closing.extend(encode("\n")?);
+    closing.push(start);
+    closing.extend(encode("assistant\n")?);
+    let longest = prefix.len() + request.max_context_tokens + closing.len() + request.max_tokens;
+    if longest > model.context {
+        return Err(LlmError::PromptTooLong {
+            tokens: longest - request.max_tokens,
+            context: model.context,
+        });
+    }
+    let started = std::time::Instant::now();
+    base.clear_kv_cache();
+    let mut shared = base.clone();
+    forward_ids(&mut shared, &prefix, 0)?;
+    let mut passes = 1u32;
+    let mut voters = Vec::with_capacity(request.contexts.len());
+    for context in &request.contexts {
+        let mut ids = encode(context)?;
+        ids.truncate(request.max_context_tokens);
+        ids.extend_from_slice(&closing);
+        let mut weights = shared.clone();
+        let logits = forward_ids(&mut weights, &ids, prefix.len())?;
+        passes += 1;
+        voters.push(Voter {
+            weights,
+            position: prefix.len() + ids.len(),
+            logits,
+        });
+    }
+    let shared_seconds = started.elapsed().as_secs_f64();
+    let mut outputs = Vec::with_capacity(request.choosers.len());
+    for mut chooser in request.choosers {
+        let own_started = std::time::Instant::now();
+        let mut voters = voters.clone();
+        let mut generated = Vec::new();
+        let mut own_passes = passes;
+        while generated.len() < request.max_tokens && !voters.is_empty() {
+            let rows: Vec<Vec<f32>> = voters
+                .iter_mut()
+                .map(|v| std::mem::take(&mut v.logits))
+                .collect();
+            let next = chooser.choose(&rows);
+            if model.stop_tokens.contains(&next) {
+                break;
+            }
+            generated.push(next);
+            if generated.len() == request.max_tokens {
+                break;
+            }
+            for voter in voters.iter_mut() {
+                voter.logits = forward_ids(&mut voter.weights, &[next], voter.position)?;
+                voter.position += 1;
+                own_passes += 1;
+            }
+        }
+        let text = model
+            .tokenizer
+            .decode(&generated, true)
+            .map_err(|e| LlmError::Model(e.to_string()))?;
+        outputs.push(VoteOutput {
+            text: text.trim().to_string(),
+            tokens: generated.len() as u32,
+            passes: own_passes,
+            seconds: shared_seconds + own_started.elapsed().as_secs_f64(),
+        });
+    }
+    base.clear_kv_cache();
+    Ok(outputs)
+}
+
 fn generate(model: &mut LoadedModel, request: &ChatRequest) -> Result<Completion, LlmError> {
-    let model_error = |e: candle_core::Error| LlmError::Model(e.to_string());
     let prompt_tokens = chat_prompt_ids(&model.tokenizer, request)?;
     let budget = request.max_tokens as usize;
     if prompt_tokens.len() + budget > model.context {
@@ -258,12 +421,17 @@ impl ChatModel for GgufChat {
 
     async fn complete(&self, request: ChatRequest) -> Result<Completion, LlmError> {
         let (reply, answer) = oneshot::channel();
-        let jobs = self.jobs.clone();
-        // A full queue blocks; keep that off the async runtime.
-        tokio::task::spawn_blocking(move || jobs.send((request, reply)))
-            .await
-            .map_err(|_| LlmError::Stopped)?
-            .map_err(|_| LlmError::Stopped)?;
+        self.submit(Job::Chat(request, reply)).await?;
+        answer.await.map_err(|_| LlmError::Stopped)?
+    }
+
+    fn supports_votes(&self) -> bool {
+        self.votes
+    }
+
+    async fn vote(&self, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
+        let (reply, answer) = oneshot::channel();
+        self.submit(Job::Vote(request, reply)).await?;
         answer.await.map_err(|_| LlmError::Stopped)?
     }
 }

@@ -122,6 +122,9 @@ pub enum LlmError {
     /// The model thread is gone.
     #[error("the model thread has stopped")]
     Stopped,
+    /// The backend cannot do what was asked.
+    #[error("unsupported by this model backend: {0}")]
+    Unsupported(String),
 }
 
 /// A chat model. Implementations: [`openai::OpenAiChat`], [`gguf::GgufChat`].
@@ -131,6 +134,51 @@ pub trait ChatModel: Send + Sync {
     fn name(&self) -> String;
     /// Runs one completion.
     async fn complete(&self, request: ChatRequest) -> Result<Completion, LlmError>;
+
+    /// Whether [`ChatModel::vote`] works with this model.
+    fn supports_votes(&self) -> bool {
+        false
+    }
+
+    /// Private generation by votes (DP-RAG): one continuation per voter context, every token
+    /// chosen by a [`TokenChooser`](crate::dp::TokenChooser) from all voters' logits. Only a
+    /// local model can give per-voter logits; a server answers [`LlmError::Unsupported`].
+    async fn vote(&self, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
+        let _ = request;
+        Err(LlmError::Unsupported(
+            "generation by votes needs a local GGUF model (--llm gguf://…)".into(),
+        ))
+    }
+}
+
+/// A generation by votes: the same question with one context per voter.
+pub struct VoteRequest {
+    /// Instructions, the same for every voter.
+    pub system: String,
+    /// The question, the same for every voter (it comes first, so its tokens are computed once).
+    pub question: String,
+    /// One context per voter (one patient's documents).
+    pub contexts: Vec<String>,
+    /// Most tokens of one context (longer ones are cut).
+    pub max_context_tokens: usize,
+    /// Tokens generated at most.
+    pub max_tokens: usize,
+    /// One chooser per continuation wanted (the answer uses one; the evaluation compares
+    /// several on the same voters).
+    pub choosers: Vec<Box<dyn crate::dp::TokenChooser>>,
+}
+
+/// One continuation of a generation by votes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VoteOutput {
+    /// Generated text.
+    pub text: String,
+    /// Tokens generated.
+    pub tokens: u32,
+    /// Forward passes of the model for this continuation (the shared prompt passes included).
+    pub passes: u32,
+    /// Seconds this continuation took alone (the shared prompt passes included).
+    pub seconds: f64,
 }
 
 /// The backend the agents use.

@@ -374,6 +374,7 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
             options: QueryOptions {
                 mode: fhir_rag::answer::contract::Mode::Incremental,
                 k: Some(6),
+                epsilon: None,
             },
         })
         .unwrap(),

@@ -3,6 +3,7 @@
 
 mod answer;
 mod crash;
+mod dp;
 mod eval;
 mod hostile;
 mod ingest;

@@ -1,0 +1,301 @@
+//! Differentially private answers against the real database, broker and local model: the
+//! budget never overspends under concurrent spends, DP answers spend and stop at the budget,
+//! and DP text answers come from the voters through the GGUF model.
+
+use std::time::Duration;
+
+use fhir_rag::answer::contract::{AnswerStatus, Mode, Query, QueryOptions, Requester};
+use fhir_rag::dp::budget::{Budget, Limits, Period, Spend};
+use fhir_rag::dp::PrivacyCost;
+
+use crate::support::*;
+
+fn cost(epsilon: f64) -> PrivacyCost {
+    PrivacyCost {
+        epsilon,
+        delta: 1e-6,
+    }
+}
+
+/// Forty concurrent spends of ε = 1 against a budget of 7.5: exactly seven are granted, the
+/// ledger never passes the limit, a replayed query id is free and gets its seed back, ten
+/// concurrent spends of one query id charge once, and a refund gives back at most the spend.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_budget_never_overspends_under_concurrent_spends() {
+    let run = TestRun::new("dpbudget").await;
+    let store = fhir_rag::store::Store::connect(&fhir_rag::store::StoreConfig {
+        database_url: run.database_url.clone(),
+        database_connections: 16,
+    })
+    .await
+    .unwrap();
+    store.migrate().await.unwrap();
+    let budget = Budget::new(
+        store.pool().clone(),
+        Limits {
+            epsilon: 7.5,
+            delta: 1e-3,
+            period: Period::Month,
+        },
+    );
+    let mut tasks = Vec::new();
+    for i in 0..40u8 {
+        let budget = budget.clone();
+        tasks.push(tokio::spawn(async move {
+            budget
+                .spend("researcher-1", &format!("q{i}"), cost(1.0), [i; 32])
+                .await
+                .unwrap()
+        }));
+    }
+    let mut granted = 0;
+    let mut exhausted = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Spend::Granted { replay: false, .. } => granted += 1,
+            Spend::Granted { replay: true, .. } => panic!("distinct ids are not replays"),
+            Spend::Exhausted { .. } => exhausted += 1,
+        }
+    }
+    assert_eq!((granted, exhausted), (7, 33));
+    let spent: f64 = sqlx::query_scalar(
+        "SELECT epsilon_spent FROM dp_budget WHERE requester_id = 'researcher-1'",
+    )
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    assert!((spent - 7.0).abs() < 1e-9, "{spent}");
+    assert!((budget.epsilon_left("researcher-1").await.unwrap() - 0.5).abs() < 1e-9);
+    let ledger: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM dp_spend WHERE requester_id = 'researcher-1'")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+    assert_eq!(ledger, 7);
+
+    // A query id that spent before: free, and the same noise seed.
+    let seed: Vec<u8> = sqlx::query_scalar(
+        "SELECT noise_seed FROM dp_spend WHERE requester_id = 'researcher-1' ORDER BY query_id LIMIT 1",
+    )
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    let id: String = sqlx::query_scalar(
+        "SELECT query_id FROM dp_spend WHERE requester_id = 'researcher-1' ORDER BY query_id LIMIT 1",
+    )
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    match budget
+        .spend("researcher-1", &id, cost(1.0), [99; 32])
+        .await
+        .unwrap()
+    {
+        Spend::Granted { seed: s, replay } => {
+            assert!(replay);
+            assert_eq!(s.to_vec(), seed);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // Ten concurrent spends of one new query id by another requester charge once.
+    let mut tasks = Vec::new();
+    for i in 0..10u8 {
+        let budget = budget.clone();
+        tasks.push(tokio::spawn(async move {
+            budget
+                .spend("researcher-2", "same", cost(2.0), [i; 32])
+                .await
+                .unwrap()
+        }));
+    }
+    let mut seeds = std::collections::BTreeSet::new();
+    for task in tasks {
+        let Spend::Granted { seed, .. } = task.await.unwrap() else {
+            panic!("within budget")
+        };
+        seeds.insert(seed);
+    }
+    assert_eq!(
+        seeds.len(),
+        1,
+        "every answer to one query id uses one noise"
+    );
+    assert!((budget.epsilon_left("researcher-2").await.unwrap() - 5.5).abs() < 1e-9);
+
+    // A refund gives back at most what the query spent; the ledger never goes negative.
+    budget.refund("researcher-2", "same", 1.5).await.unwrap();
+    assert!((budget.epsilon_left("researcher-2").await.unwrap() - 7.0).abs() < 1e-9);
+    budget.refund("researcher-2", "same", 100.0).await.unwrap();
+    assert!((budget.epsilon_left("researcher-2").await.unwrap() - 7.5).abs() < 1e-9);
+    let negative: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM dp_budget WHERE epsilon_spent < 0 OR delta_spent < 0",
+    )
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(negative, 0);
+    run.cleanup().await;
+}
+
+fn dp_query(id: &str, requester: &str, question: &str, epsilon: Option<f64>) -> Vec<u8> {
+    serde_json::to_vec(&Query {
+        query_id: id.into(),
+        requester: Requester {
+            id: requester.into(),
+            role: "researcher".into(),
+            patients: None,
+        },
+        question: question.into(),
+        options: QueryOptions {
+            mode: Mode::Dp,
+            k: None,
+            epsilon,
+        },
+    })
+    .unwrap()
+}
+
+/// Through the answer worker with the local model: DP counts (figures carry "about"), a DP
+/// text by votes, the budget stopping further answers with `budget_exhausted` (valid against
+/// the published schema), a too-large epsilon refused without spending, and the audit row
+/// recording each spend.
+#[tokio::test(flavor = "multi_thread")]
+async fn dp_answers_spend_from_the_budget_and_stop_when_it_is_spent() {
+    let run = TestRun::new("dp").await;
+    let dir = run.subset_dir(12);
+    run.backfill(&dir);
+    let mut ingest = run.spawn_worker("ingest", &["--embedder", "hashed"]);
+    run.wait_committed(12, Duration::from_secs(900), &mut ingest)
+        .await;
+    let (status, _, log) = ingest.terminate();
+    assert!(status.success(), "{log}");
+
+    let gguf = std::process::Command::new(repo().join("scripts/fetch-llm.sh"))
+        .output()
+        .unwrap();
+    let gguf = String::from_utf8(gguf.stdout).unwrap().trim().to_string();
+    let llm = format!("gguf://{gguf}");
+    let mut worker = run.spawn_role(
+        "answer",
+        "answer",
+        &[
+            "--embedder",
+            "hashed",
+            "--llm",
+            &llm,
+            "--cohort-min-patients",
+            "2",
+            "--dp-min-voters",
+            "3",
+            "--dp-max-voters",
+            "8",
+            "--dp-similarity",
+            "0",
+            "--dp-budget-epsilon",
+            "21",
+        ],
+    );
+    // One at a time: the query topic has four partitions, and the budget depends on order.
+    let queries = [
+        dp_query(
+            "count-1",
+            "r1",
+            "How many patients take each medication?",
+            Some(10.0),
+        ),
+        dp_query(
+            "too-large",
+            "r1",
+            "How many patients take each medication?",
+            Some(50.0),
+        ),
+        dp_query(
+            "text-1",
+            "r1",
+            "What medication do the patients take?",
+            Some(10.0),
+        ),
+        dp_query(
+            "count-2",
+            "r1",
+            "How many patients have each condition?",
+            Some(5.0),
+        ),
+        dp_query(
+            "count-3",
+            "r1",
+            "How many patients have each condition?",
+            Some(5.0),
+        ),
+    ];
+    let mut answers = Default::default();
+    for (n, query) in queries.iter().enumerate() {
+        run.publish_queries(std::slice::from_ref(query)).await;
+        answers = run.answers(n + 1, Duration::from_secs(900), &mut worker);
+    }
+    let (_, _, log) = worker.terminate();
+    let schema_text = std::fs::read_to_string(repo().join("topics/rag.answers.json")).unwrap();
+    let contract: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let schema = jsonschema::validator_for(&contract["value_schema"]).unwrap();
+    for answer in answers.values() {
+        eprintln!("{}: {:?} {}", answer.query_id, answer.status, answer.answer);
+        assert!(schema.is_valid(&serde_json::to_value(answer).unwrap()));
+    }
+    let count = &answers["count-1"];
+    assert_eq!(count.status, AnswerStatus::Answered, "{log}");
+    assert!(count.answer.contains("about"), "{}", count.answer);
+    assert!(count.answer.contains("differential privacy"));
+    assert_eq!(count.privacy.dp.as_ref().unwrap().epsilon, 10.0);
+    let too_large = &answers["too-large"];
+    assert_eq!(too_large.status, AnswerStatus::Refused);
+    assert!(too_large.privacy.dp.is_none());
+    let text = &answers["text-1"];
+    assert!(
+        matches!(text.status, AnswerStatus::Answered | AnswerStatus::NotFound),
+        "{text:?}"
+    );
+    assert_eq!(text.llm_calls, 1, "one generation by votes");
+    if text.status == AnswerStatus::Answered {
+        assert!(text.answer.starts_with("Private answer"), "{}", text.answer);
+    }
+    // 10 + 10 spent of 21 (or less, if the text was refused on its noisy voter count and
+    // gave back the rest): the ε = 5 answers fit only then.
+    let charged = |id: &str| answers[id].privacy.dp.as_ref().unwrap().epsilon;
+    assert!(charged("text-1") > 0.0);
+    if text.status == AnswerStatus::Answered {
+        assert_eq!(charged("text-1"), 10.0);
+    }
+    let total: f64 = ["count-1", "text-1", "count-2", "count-3"]
+        .iter()
+        .map(|id| charged(id))
+        .sum();
+    assert!(total <= 21.0 + 1e-9, "{total}");
+    if charged("text-1") < 10.0 {
+        return run.cleanup().await;
+    }
+    assert_eq!(answers["count-2"].status, AnswerStatus::BudgetExhausted);
+    assert_eq!(answers["count-3"].status, AnswerStatus::BudgetExhausted);
+    let left = answers["count-3"].privacy.dp.as_ref().unwrap().epsilon_left;
+    assert!((left - 1.0).abs() < 1e-9, "{left}");
+
+    let store = run.store().await;
+    let audited: Vec<(String, Option<f64>)> = sqlx::query_as(
+        "SELECT query_id, (guard_report->'dp'->>'charged_epsilon')::float8 FROM answer_audit
+         WHERE requester_id = 'r1' ORDER BY query_id",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(
+        audited,
+        vec![
+            ("count-1".into(), Some(10.0)),
+            ("count-2".into(), None),
+            ("count-3".into(), None),
+            ("text-1".into(), Some(10.0)),
+            ("too-large".into(), None),
+        ]
+    );
+    run.cleanup().await;
+}
