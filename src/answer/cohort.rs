@@ -133,20 +133,13 @@ fn counts(
     lead: &str,
     k: usize,
 ) -> Vec<(String, usize)> {
-    let mut patients: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
-    for (patient, _, sentences) in facts {
-        if let Some(item) = head(sentences, lead) {
-            patients
-                .entry(generalize_text(item))
-                .or_default()
-                .insert(*patient);
+    let mut patients: BTreeMap<String, usize> = BTreeMap::new();
+    for items in holdings(facts, lead).into_values() {
+        for item in items {
+            *patients.entry(item).or_default() += 1;
         }
     }
-    let mut out: Vec<(String, usize)> = patients
-        .into_iter()
-        .map(|(item, p)| (item, p.len()))
-        .filter(|(_, n)| *n >= k)
-        .collect();
+    let mut out: Vec<(String, usize)> = patients.into_iter().filter(|(_, n)| *n >= k).collect();
     out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     out.truncate(TOP);
     out

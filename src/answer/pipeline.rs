@@ -369,15 +369,6 @@ impl DpKind {
     }
 }
 
-/// A seed for a second stream drawn from the answer's noise.
-fn noise_seed(noise: &mut Noise) -> [u8; 32] {
-    let mut seed = [0u8; 32];
-    for chunk in seed.chunks_mut(8) {
-        chunk.copy_from_slice(&((noise.uniform() * u64::MAX as f64) as u64).to_le_bytes());
-    }
-    seed
-}
-
 /// ε as written in answers: "5", "0.5".
 fn format_epsilon(epsilon: f64) -> String {
     let rounded = (epsilon * 100.0).round() / 100.0;
@@ -433,15 +424,8 @@ pub async fn cohort_condition(
 
 /// Keeps a uniformly random `most` of the voters (drawn from the answer's noise).
 pub fn subsample(voters: &mut Vec<search::Voter>, most: usize, noise: &mut Noise) {
-    if voters.len() > most {
-        for i in 0..most {
-            let j = i
-                + ((noise.uniform() * (voters.len() - i) as f64) as usize)
-                    .min(voters.len() - i - 1);
-            voters.swap(i, j);
-        }
-        voters.truncate(most);
-    }
+    let keep = noise.choose_front(voters, most);
+    voters.truncate(keep);
 }
 
 /// Each voter's context: its documents, dates generalized to months.
@@ -934,7 +918,7 @@ impl AnswerEngine {
             choosers: vec![Box::new(VoteChooser::new(
                 settings.dp_vote_temperature,
                 plan.token_sigma,
-                Noise::from_seed(noise_seed(noise)),
+                Noise::from_seed(noise.seed()),
             ))],
         };
         let output = model.vote(request).await;

@@ -39,13 +39,7 @@ pub fn noisy_counts(
     let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
     for held in items.values() {
         let mut held: Vec<&String> = held.iter().collect();
-        // A partial Fisher–Yates shuffle keeps a uniform random subset.
-        let keep = held.len().min(max_items);
-        for i in 0..keep {
-            let j =
-                i + ((noise.uniform() * (held.len() - i) as f64) as usize).min(held.len() - i - 1);
-            held.swap(i, j);
-        }
+        let keep = noise.choose_front(&mut held, max_items);
         for item in &held[..keep] {
             *counts.entry(item.as_str()).or_default() += 1;
         }

@@ -159,6 +159,24 @@ impl Noise {
     pub fn uniform(&mut self) -> f64 {
         self.rng.random::<f64>()
     }
+
+    /// Moves a uniformly random `keep` of `items` to the front, in random order (a partial
+    /// Fisher–Yates shuffle), and returns how many that is.
+    pub fn choose_front<T>(&mut self, items: &mut [T], keep: usize) -> usize {
+        let keep = keep.min(items.len());
+        for i in 0..keep {
+            let j = self.rng.random_range(i..items.len());
+            items.swap(i, j);
+        }
+        keep
+    }
+
+    /// A seed for a second, independent stream drawn from this one.
+    pub fn seed(&mut self) -> [u8; 32] {
+        let mut seed = [0u8; 32];
+        self.rng.fill(&mut seed);
+        seed
+    }
 }
 
 /// Chooses each generated token from the voters' logits. The model runs the voters; a chooser

@@ -442,17 +442,7 @@ impl DpEval<'_> {
             dp,
         )
         .await?;
-        let patients_in_cohort =
-            crate::answer::cohort::cohort(pool, &Scope::All, condition.as_deref()).await?;
-        eprintln!(
-            "[eval dp] condition {condition:?}: {} patients, {} voters (best similarity {:?})",
-            patients_in_cohort.len(),
-            voters.len(),
-            voters
-                .iter()
-                .map(|v| v.similarity)
-                .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))))
-        );
+        eprintln!("[eval dp] condition {condition:?}: {} voters", voters.len());
         let mut noise = Noise::from_seed([seed; 32]);
         // Standard RAG: the cohort's most similar documents, one prompt, greedy.
         let mut ranked = voters.clone();
