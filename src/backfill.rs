@@ -1,8 +1,8 @@
 //! Backfill: reads a Synthea archive or a FHIR bulk export and publishes it to the bundle topic,
 //! one message per bundle, keyed by patient.
 //!
-//! Accepted sources: a file or a folder (searched recursively) of `.json`, `.json.gz`,
-//! `.json.bz2` bundles; `.tar.gz`/`.tgz`/`.tar` archives of those; and bulk-export NDJSON
+//! Accepted sources: a file or a folder (searched recursively) of `.json` bundles, plain or
+//! compressed (`.gz`, `.bz2`, `.zst`); `.tar.gz`/`.tgz`/`.tar` archives of those; and bulk-export NDJSON
 //! (`.ndjson`, optionally compressed; one resource per line), whose resources are grouped per
 //! patient into `collection` bundles. Reading and decompressing run on a reader thread; the
 //! producer compresses with zstd. A bundle larger than the message limit is not dropped: a dead
@@ -56,6 +56,8 @@ pub struct BackfillSummary {
     pub too_large: u64,
     /// Files that could not be read or decompressed.
     pub unreadable: u64,
+    /// Files of the source folder that are not read (their names and reasons are logged).
+    pub skipped_files: u64,
     /// NDJSON resources that reference no patient (not published).
     pub without_patient: u64,
     /// Keys used (patients), in publication order; for tests.
@@ -96,16 +98,36 @@ enum SourceItem {
     Unreadable(String),
 }
 
-fn is_ndjson(name: &str) -> bool {
-    [".ndjson", ".ndjson.gz", ".ndjson.bz2"]
+/// Compressions read: none, gzip, bzip2, zstd.
+const COMPRESSIONS: [&str; 4] = ["", ".gz", ".bz2", ".zst"];
+
+/// Whether `name` is `<anything><stem><compression>`.
+fn has_suffix(name: &str, stem: &str) -> bool {
+    COMPRESSIONS
         .iter()
-        .any(|s| name.ends_with(s))
+        .any(|c| name.ends_with(&format!("{stem}{c}")))
+}
+
+fn is_ndjson(name: &str) -> bool {
+    has_suffix(name, ".ndjson")
 }
 
 fn is_json(name: &str) -> bool {
-    [".json", ".json.gz", ".json.bz2"]
-        .iter()
-        .any(|s| name.ends_with(s))
+    has_suffix(name, ".json")
+}
+
+/// Why a file of a source folder is not read, or `None` when it is.
+pub fn skip_reason(name: &str) -> Option<&'static str> {
+    if is_json(name) || is_ndjson(name) || is_tar(name) {
+        None
+    } else if name.starts_with('.') {
+        Some("hidden file")
+    } else {
+        Some(
+            "not a bundle (.json), bulk export (.ndjson) or archive (.tar, .tar.gz, .tgz) name; \
+             .gz, .bz2 and .zst compression are read",
+        )
+    }
 }
 
 fn is_tar(name: &str) -> bool {
@@ -116,14 +138,20 @@ fn is_tar(name: &str) -> bool {
 
 /// Lists the files of a source, sorted, recursively for folders.
 pub fn list_files(path: &Path) -> Result<Vec<PathBuf>, BackfillError> {
+    Ok(list_source(path)?.0)
+}
+
+/// The files of a source that are read, sorted, and those that are not, with the reason.
+pub fn list_source(path: &Path) -> Result<SourceFiles, BackfillError> {
     let fail = |reason: String| BackfillError::Source {
         path: path.display().to_string(),
         reason,
     };
     if path.is_file() {
-        return Ok(vec![path.to_path_buf()]);
+        return Ok((vec![path.to_path_buf()], Vec::new()));
     }
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     let mut pending = vec![path.to_path_buf()];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).map_err(|e| fail(e.to_string()))? {
@@ -133,15 +161,20 @@ pub fn list_files(path: &Path) -> Result<Vec<PathBuf>, BackfillError> {
                 pending.push(p);
             } else {
                 let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if is_json(name) || is_ndjson(name) || is_tar(name) {
-                    out.push(p);
+                match skip_reason(name) {
+                    None => out.push(p),
+                    Some(reason) => skipped.push((p.display().to_string(), reason)),
                 }
             }
         }
     }
     out.sort();
-    Ok(out)
+    skipped.sort();
+    Ok((out, skipped))
 }
+
+/// Files read, and files skipped with the reason.
+pub type SourceFiles = (Vec<PathBuf>, Vec<(String, &'static str)>);
 
 fn decompress(name: &str, reader: impl Read) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
@@ -149,6 +182,8 @@ fn decompress(name: &str, reader: impl Read) -> std::io::Result<Vec<u8>> {
         flate2::read::MultiGzDecoder::new(reader).read_to_end(&mut out)?;
     } else if name.ends_with(".bz2") {
         bzip2::read::MultiBzDecoder::new(reader).read_to_end(&mut out)?;
+    } else if name.ends_with(".zst") {
+        zstd::stream::read::Decoder::new(reader)?.read_to_end(&mut out)?;
     } else {
         let mut reader = reader;
         reader.read_to_end(&mut out)?;
@@ -348,7 +383,23 @@ pub async fn run(
     config: &BackfillConfig,
     bus: &BusConfig,
 ) -> Result<BackfillSummary, BackfillError> {
-    let files = list_files(&config.path)?;
+    let (files, skipped) = list_source(&config.path)?;
+    for (path, reason) in &skipped {
+        tracing::warn!(%path, reason, "file skipped");
+    }
+    if files.is_empty() {
+        return Err(BackfillError::Source {
+            path: config.path.display().to_string(),
+            reason: format!(
+                "nothing to read: {} files skipped{}",
+                skipped.len(),
+                skipped
+                    .first()
+                    .map(|(p, r)| format!(" (e.g. {p}: {r})"))
+                    .unwrap_or_default()
+            ),
+        });
+    }
     let producer: FutureProducer = bus
         .producer()
         .create()
@@ -368,6 +419,7 @@ pub async fn run(
 
     let mut summary = BackfillSummary {
         files: files.len() as u64,
+        skipped_files: skipped.len() as u64,
         ..Default::default()
     };
     let (sender, mut receiver) = tokio::sync::mpsc::channel::<SourceItem>(4);
@@ -557,15 +609,48 @@ mod tests {
         }
         let files = list_files(dir.path()).unwrap();
         assert_eq!(files, vec![archive]);
+        let keys = keys_read(&files);
+        assert_eq!(keys, vec![Some("a".to_string()), Some("b".to_string())]);
+    }
+
+    /// The keys of every item read from `files`, in order.
+    fn keys_read(files: &[PathBuf]) -> Vec<Option<String>> {
         let mut keys = Vec::new();
-        read_all(&files, |read| {
+        read_all(files, |read| {
             match read {
                 SourceItem::Item(item) => keys.push(item.key),
                 SourceItem::Unreadable(reason) => panic!("{reason}"),
             }
             true
         });
-        assert_eq!(keys, vec![Some("a".to_string()), Some("b".to_string())]);
+        keys
+    }
+
+    #[test]
+    fn zstd_files_are_read_and_other_files_are_named_as_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let bundle = br#"{"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"z"}}]}"#;
+        std::fs::write(
+            dir.path().join("z.json.zst"),
+            zstd::encode_all(&bundle[..], 3).unwrap(),
+        )
+        .unwrap();
+        let ndjson = b"{\"resourceType\":\"Patient\",\"id\":\"n\"}\n";
+        std::fs::write(
+            dir.path().join("Patient.ndjson.zst"),
+            zstd::encode_all(&ndjson[..], 3).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"hello").unwrap();
+        std::fs::write(dir.path().join("b.json.xz"), b"?").unwrap();
+        let (files, skipped) = list_source(dir.path()).unwrap();
+        assert_eq!(files.len(), 2);
+        let skipped: Vec<&str> = skipped.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(skipped.len(), 2);
+        assert!(skipped[0].ends_with("b.json.xz") && skipped[1].ends_with("notes.txt"));
+        let mut keys = keys_read(&files);
+        keys.sort();
+        assert_eq!(keys, vec![Some("n".to_string()), Some("z".to_string())]);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Cli {
         global = true
     )]
     pub log_format: LogFormat,
+    /// Serve Prometheus metrics on /metrics and health on /healthz and /readyz at this address
+    /// (e.g. 0.0.0.0:9464; default: off).
+    #[arg(long, env = "FHIR_RAG_METRICS_ADDR", global = true)]
+    pub metrics_addr: Option<std::net::SocketAddr>,
     /// What to run.
     #[command(subcommand)]
     pub command: Command,
@@ -275,5 +279,77 @@ impl ModelConfig {
             queue_capacity: self.embed_queue,
             cache_capacity: self.embed_cache,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Cli;
+
+    /// Docker cannot run on the development machines: this checks what can be checked without
+    /// it. The file parses; every fhir-rag service's command is accepted by this binary's own
+    /// command line; the answer worker is there; Kafka and PostgreSQL write their data inside
+    /// mounted volumes.
+    #[test]
+    fn the_compose_file_runs_both_workers_and_keeps_its_data_on_volumes() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docker-compose.yml");
+        let compose: serde_yaml::Value =
+            serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let services = compose["services"].as_mapping().unwrap();
+        let mut roles = Vec::new();
+        for (name, service) in services {
+            if service.get("build").is_none() {
+                continue;
+            }
+            let command: Vec<String> = match &service["command"] {
+                serde_yaml::Value::Sequence(items) => items
+                    .iter()
+                    .map(|i| i.as_str().unwrap().to_string())
+                    .collect(),
+                other => panic!("{name:?}: command {other:?}"),
+            };
+            if command[0] == "sh" {
+                // set-up: `sh -c "fhir-rag topics apply && fhir-rag migrate"`
+                for step in command[2].split("&&") {
+                    let words: Vec<&str> = step.split_whitespace().collect();
+                    assert_eq!(words[0], "fhir-rag");
+                    Cli::try_parse_from(&words).unwrap_or_else(|e| panic!("{step}: {e}"));
+                }
+                continue;
+            }
+            let mut argv = vec!["fhir-rag".to_string()];
+            argv.extend(command.iter().cloned());
+            Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{name:?}: {e}"));
+            roles.push(command[0].clone());
+            assert!(
+                service["environment"]["FHIR_RAG_DATABASE_URL"].is_string(),
+                "{name:?} has the shared environment"
+            );
+        }
+        for role in ["ingest", "answer", "backfill"] {
+            assert!(roles.iter().any(|r| r == role), "no {role} service");
+        }
+        let mounted = |service: &str| -> Vec<String> {
+            services[service]["volumes"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().split(':').nth(1).unwrap().to_string())
+                .collect()
+        };
+        let kafka_logs = services["kafka"]["environment"]["KAFKA_LOG_DIRS"]
+            .as_str()
+            .expect("KAFKA_LOG_DIRS is set (the image's default is under /tmp)");
+        assert!(
+            mounted("kafka")
+                .iter()
+                .any(|m| kafka_logs.starts_with(m.as_str())),
+            "Kafka's log directory {kafka_logs} is not on a volume"
+        );
+        assert!(mounted("postgres")
+            .iter()
+            .any(|m| m == "/var/lib/postgresql/data"));
     }
 }

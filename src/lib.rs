@@ -48,6 +48,7 @@ pub mod embed;
 pub mod eval;
 pub mod ingest;
 pub mod llm;
+pub mod metrics;
 pub mod phi;
 pub mod privacy;
 pub mod store;

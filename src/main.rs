@@ -21,13 +21,28 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("start the async runtime")?;
+    if let Some(addr) = cli.metrics_addr {
+        runtime.spawn(async move {
+            if let Err(e) = fhir_rag::metrics::serve(addr).await {
+                tracing::error!(%addr, error = %e, "the metrics endpoint failed");
+            }
+        });
+    }
     runtime.block_on(run(cli.command))
 }
 
 /// A watch that turns true on SIGTERM or Ctrl-C.
 fn shutdown_signal() -> watch::Receiver<bool> {
+    shutdown_switch().1
+}
+
+/// A watch that turns true on SIGTERM or Ctrl-C, or when the returned sender says so.
+fn shutdown_switch() -> (std::sync::Arc<watch::Sender<bool>>, watch::Receiver<bool>) {
     let (sender, receiver) = watch::channel(false);
+    let sender = std::sync::Arc::new(sender);
+    let on_signal = sender.clone();
     tokio::spawn(async move {
+        let sender = on_signal;
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
             .expect("install the SIGTERM handler");
         tokio::select! {
@@ -37,7 +52,7 @@ fn shutdown_signal() -> watch::Receiver<bool> {
         tracing::info!("shutdown requested: finishing the message in hand");
         let _ = sender.send(true);
     });
-    receiver
+    (sender, receiver)
 }
 
 /// Connects and migrates the store, starts the embedding model and opens the answer engine.
@@ -137,13 +152,36 @@ async fn run(command: Command) -> anyhow::Result<()> {
             answer,
         } => {
             let (store, embedder, engine) = open_answer_path(&store, &model, &llm, answer).await?;
-            let shutdown = shutdown_signal();
+            // When either worker dies, the other one is stopped too and the process exits
+            // non-zero: a supervisor restarts both rather than running half a service.
+            let (stop, shutdown) = shutdown_switch();
             let (ingested, answered) = tokio::join!(
-                worker::run(&ingest, &bus, &store, &embedder, shutdown.clone()),
-                answer_worker::run(&engine, &bus, shutdown.clone()),
+                async {
+                    let result =
+                        worker::run(&ingest, &bus, &store, &embedder, shutdown.clone()).await;
+                    if let Err(e) = &result {
+                        tracing::error!(error = %e, "the ingest worker died; stopping the answer worker");
+                        let _ = stop.send(true);
+                    }
+                    result
+                },
+                async {
+                    let result = answer_worker::run(&engine, &bus, shutdown.clone()).await;
+                    if let Err(e) = &result {
+                        tracing::error!(error = %e, "the answer worker died; stopping the ingest worker");
+                        let _ = stop.send(true);
+                    }
+                    result
+                },
             );
-            println!("{}", serde_json::to_string_pretty(&ingested?)?);
-            println!("{}", serde_json::to_string_pretty(&answered?)?);
+            if let Ok(report) = &ingested {
+                println!("{}", serde_json::to_string_pretty(report)?);
+            }
+            if let Ok(report) = &answered {
+                println!("{}", serde_json::to_string_pretty(report)?);
+            }
+            ingested?;
+            answered?;
         }
         Command::Eval { which } => fhir_rag::eval::run::run(which).await?,
         Command::Status { store } => {

@@ -9,10 +9,22 @@ use std::fmt;
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PhiValue(String);
 
+/// Longest vault value kept, in characters.
+pub const MAX_VALUE_CHARS: usize = 512;
+
 impl PhiValue {
-    /// Wraps a value; surrounding whitespace is trimmed.
+    /// Wraps a value: control characters (PostgreSQL refuses NUL) become spaces, surrounding
+    /// whitespace is trimmed, and the value is cut at [`MAX_VALUE_CHARS`] characters (longer
+    /// than any real name or address; a bound so that a hostile value cannot bloat the vault
+    /// and its index).
     pub fn new(value: impl Into<String>) -> Self {
-        PhiValue(value.into().trim().to_string())
+        let value = value.into();
+        let cleaned: String = value
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(MAX_VALUE_CHARS)
+            .collect();
+        PhiValue(cleaned.trim().to_string())
     }
 
     /// The raw value. Call sites are the vault writer and the privacy guard only.

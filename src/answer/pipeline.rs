@@ -36,7 +36,7 @@ use crate::llm::{Backend, ChatRequest, LlmConfig, VoteRequest};
 use crate::privacy::guard::PgVault;
 use crate::privacy::pseudonym::labels;
 use crate::privacy::{Guarded, PrivacyGuard};
-use crate::store::{Store, StoreError};
+use crate::store::{Disposition, Store, StoreError};
 
 /// Settings of the answer path.
 #[derive(Clone, Debug, clap::Args)]
@@ -120,6 +120,10 @@ pub struct AnswerConfig {
         default_value_t = 30_000
     )]
     pub answer_retry_max_backoff_ms: u64,
+    /// Attempts at a transient failure before the query is dead-lettered (an unreachable
+    /// database is retried without limit).
+    #[arg(long, env = "FHIR_RAG_ANSWER_RETRY_MAX_ATTEMPTS", default_value_t = 8)]
+    pub answer_retry_max_attempts: u32,
     /// Stop after this many seconds without a query (default: never).
     #[arg(long, env = "FHIR_RAG_ANSWER_STOP_AFTER_IDLE_SECS")]
     pub answer_stop_after_idle_secs: Option<u64>,
@@ -146,6 +150,24 @@ pub enum AnswerError {
     /// The guard's vault index could not be read.
     #[error(transparent)]
     Guard(#[from] crate::privacy::guard::GuardError),
+}
+
+impl AnswerError {
+    /// What the worker's retry policy does with it.
+    pub fn disposition(&self) -> Disposition {
+        match self {
+            AnswerError::Store(e) => e.disposition(),
+            // Reading the vault index: the same classes as any store read.
+            AnswerError::Guard(crate::privacy::guard::GuardError::Index(e)) => {
+                crate::store::sqlx_disposition(e)
+            }
+            AnswerError::Embed(EmbedError::Stopped) => Disposition::Fatal,
+            AnswerError::Embed(e) if e.is_out_of_memory() => Disposition::Transient,
+            AnswerError::Embed(_) => Disposition::Permanent,
+            // A wrong setting fails every query alike.
+            AnswerError::Config(_) => Disposition::Fatal,
+        }
+    }
 }
 
 impl From<sqlx::Error> for AnswerError {

@@ -17,9 +17,9 @@ use tokio::time::Instant;
 
 use super::contract::{Answer, AnswerStatus, Mode, Query, QueryOptions, Requester};
 use super::pipeline::{AnswerEngine, AnswerError};
+use crate::bus::retry::{Retried, RetryPolicy};
 use crate::bus::{publish_dead_letter, sleep_or_forever, BusConfig, BusError, DeadLetter};
 use crate::privacy::Guarded;
-use crate::store::Disposition;
 
 /// Publishes answers. Takes only [`Guarded`] answers: nothing reaches the answer topic without
 /// passing the privacy guard.
@@ -115,6 +115,7 @@ pub async fn run(
         .create()
         .map_err(|e| BusError::Client(e.to_string()))?;
     tracing::info!(topic = %config.query_topic, group = %config.answer_group, backend = %engine.backend_name(), "answer worker started");
+    let _running = crate::metrics::Running::start("answer");
 
     let mut report = AnswerReport::default();
     let idle = config.answer_stop_after_idle_secs.map(Duration::from_secs);
@@ -175,10 +176,40 @@ pub async fn run(
 
 /// Reads a query message; the error says why it cannot be answered, and its kind.
 pub fn read_query(payload: &[u8]) -> Result<Query, (&'static str, String)> {
-    let query: Query =
+    let value: serde_json::Value =
         serde_json::from_slice(payload).map_err(|e| ("invalid_query", e.to_string()))?;
+    if holds_control_characters(&value, 0) {
+        return Err((
+            "invalid_query",
+            "a field holds a NUL or another control character".into(),
+        ));
+    }
+    let query: Query =
+        serde_json::from_value(value).map_err(|e| ("invalid_query", e.to_string()))?;
     query.validate().map_err(|e| ("invalid_query", e))?;
     Ok(query)
+}
+
+/// Whether any string (or key) in the query holds a control character other than ordinary
+/// whitespace: no field of the contract needs one, and PostgreSQL refuses NUL.
+fn holds_control_characters(value: &serde_json::Value, depth: usize) -> bool {
+    let bad = |s: &str| {
+        s.chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    };
+    if depth > 32 {
+        return true;
+    }
+    match value {
+        serde_json::Value::String(s) => bad(s),
+        serde_json::Value::Array(items) => {
+            items.iter().any(|v| holds_control_characters(v, depth + 1))
+        }
+        serde_json::Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| bad(k) || holds_control_characters(v, depth + 1)),
+        _ => false,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -217,21 +248,39 @@ async fn handle(
             return Ok(true);
         }
     };
-    let mut backoff = Duration::from_millis(200);
-    let sealed = loop {
-        match engine.answer(&query).await {
-            Ok(sealed) => break sealed,
-            Err(AnswerError::Store(e)) if e.disposition() == Disposition::Transient => {
-                report.retries += 1;
-                tracing::warn!(partition, offset, error = %e, retry_in_ms = backoff.as_millis() as u64,
-                    "transient failure while answering; retrying");
-                tokio::select! {
-                    _ = tokio::time::sleep(backoff) => {}
-                    _ = shutdown.changed() => return Ok(false),
-                }
-                backoff = (backoff * 2).min(Duration::from_millis(max_backoff_ms));
-            }
-            Err(e) => return Err(e.into()),
+    let policy = RetryPolicy {
+        retry_max_attempts: engine.config().answer_retry_max_attempts,
+        retry_max_backoff_ms: max_backoff_ms,
+    };
+    let attempt = policy
+        .run(
+            shutdown,
+            &mut report.retries,
+            AnswerError::disposition,
+            || engine.answer(&query),
+        )
+        .await;
+    let sealed = match attempt {
+        Retried::Done(sealed) => sealed,
+        Retried::Interrupted => return Ok(false),
+        Retried::Fatal(e) => return Err(e.into()),
+        Retried::Refused(e) => {
+            // This query fails every time: dead-letter it and go on with the next one.
+            tracing::warn!(
+                partition,
+                offset,
+                error_kind = "answer_failed",
+                "the query could not be answered; sent to the dead-letter topic"
+            );
+            let letter = DeadLetter {
+                error_kind: "answer_failed",
+                disposition: "rejected",
+                reason: e.to_string(),
+                source: Some((message.topic(), partition, offset)),
+            };
+            publish_dead_letter(dlq, dlq_topic, message.key(), payload, &letter).await?;
+            report.dead_lettered += 1;
+            return Ok(true);
         }
     };
     let status = sealed.value().status;
@@ -245,6 +294,18 @@ async fn handle(
     }
     report.guard_redactions += redactions as u64;
     let total_ms = sealed.value().timings.total_ms;
+    crate::metrics::observe(
+        "fhir_rag_answer_seconds",
+        "Time to answer a query, by status.",
+        &[("status", status.as_str())],
+        total_ms as f64 / 1000.0,
+    );
+    crate::metrics::count(
+        "fhir_rag_guard_redactions_total",
+        "Spans the privacy guard redacted from answers.",
+        &[],
+        redactions as f64,
+    );
     publisher.publish(sealed).await?;
     tracing::info!(
         partition,

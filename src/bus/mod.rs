@@ -1,6 +1,7 @@
 //! Kafka: client settings shared by every role, the topic contracts of `topics/`, and the
 //! dead-letter publisher.
 
+pub mod retry;
 pub mod topics;
 
 use std::time::Duration;
@@ -185,6 +186,15 @@ pub async fn publish_dead_letter(
     letter: &DeadLetter<'_>,
 ) -> Result<(), BusError> {
     use dead_letter_headers::*;
+    crate::metrics::count(
+        "fhir_rag_dead_letters_total",
+        "Messages sent to a dead-letter topic, by error kind and disposition.",
+        &[
+            ("kind", letter.error_kind),
+            ("disposition", letter.disposition),
+        ],
+        1.0,
+    );
     let partition_text;
     let offset_text;
     let reason = without_values(&letter.reason);

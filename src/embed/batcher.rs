@@ -247,10 +247,36 @@ fn run_model(
         }
         let started = std::time::Instant::now();
         let texts: Vec<&str> = batch.iter().map(|i| i.text.as_str()).collect();
-        let result = embedder.embed(&texts);
+        let result = embed_splitting(embedder.as_mut(), &texts);
+        let busy = started.elapsed();
         stats
             .busy_micros
-            .fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+            .fetch_add(busy.as_micros() as u64, Ordering::Relaxed);
+        let tokens: usize = batch.iter().map(|i| i.tokens).sum();
+        crate::metrics::count(
+            "fhir_rag_embed_busy_seconds_total",
+            "Time the embedding model spent on batches (tokens per second: rate of tokens over this).",
+            &[],
+            busy.as_secs_f64(),
+        );
+        crate::metrics::count(
+            "fhir_rag_embed_tokens_total",
+            "Tokens embedded.",
+            &[],
+            tokens as f64,
+        );
+        crate::metrics::count(
+            "fhir_rag_embed_texts_total",
+            "Texts embedded (over batches: the mean batch size).",
+            &[],
+            batch.len() as f64,
+        );
+        crate::metrics::count(
+            "fhir_rag_embed_batches_total",
+            "Embedding batches.",
+            &[],
+            1.0,
+        );
         stats.batches.fetch_add(1, Ordering::Relaxed);
         stats.items.fetch_add(batch.len() as u64, Ordering::Relaxed);
         stats.tokens.fetch_add(
@@ -273,10 +299,75 @@ fn run_model(
     }
 }
 
+/// Embeds `texts`; when the device runs out of memory, embeds each half on its own (down to one
+/// text), so that a batch too large for the GPU costs time, not the message.
+fn embed_splitting(
+    embedder: &mut dyn Embedder,
+    texts: &[&str],
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    match embedder.embed(texts) {
+        Err(e) if e.is_out_of_memory() && texts.len() > 1 => {
+            tracing::warn!(
+                batch = texts.len(),
+                "the device ran out of memory; embedding the batch in halves"
+            );
+            let (left, right) = texts.split_at(texts.len() / 2);
+            let mut vectors = embed_splitting(embedder, left)?;
+            vectors.extend(embed_splitting(embedder, right)?);
+            Ok(vectors)
+        }
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::embed::hashed::HashedEmbedder;
+
+    /// Fails with an out-of-memory error on batches larger than `limit`.
+    struct SmallDevice {
+        inner: HashedEmbedder,
+        limit: usize,
+        calls: Vec<usize>,
+    }
+
+    impl Embedder for SmallDevice {
+        fn info(&self) -> &ModelInfo {
+            self.inner.info()
+        }
+        fn token_counter(&self) -> TokenCounter {
+            self.inner.token_counter()
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.calls.push(texts.len());
+            if texts.len() > self.limit {
+                return Err(EmbedError::Model(
+                    "DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")".into(),
+                ));
+            }
+            self.inner.embed(texts)
+        }
+    }
+
+    #[test]
+    fn an_out_of_memory_batch_is_split_until_it_fits() {
+        let mut device = SmallDevice {
+            inner: HashedEmbedder::new(32),
+            limit: 3,
+            calls: Vec::new(),
+        };
+        let texts: Vec<String> = (0..10).map(|i| format!("text {i}")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = embed_splitting(&mut device, &refs).unwrap();
+        let mut reference = HashedEmbedder::new(32);
+        assert_eq!(vectors, reference.embed(&refs).unwrap());
+        assert!(device.calls.iter().skip(1).all(|&n| n <= 5));
+        // A single text that does not fit stays an error (for the caller's retry policy).
+        device.limit = 0;
+        let err = embed_splitting(&mut device, &refs[..1]).unwrap_err();
+        assert!(err.is_out_of_memory());
+    }
 
     /// Records the size of every batch it runs.
     struct Recording {

@@ -58,6 +58,20 @@ pub enum EmbedError {
     Stopped,
 }
 
+impl EmbedError {
+    /// Whether the device ran out of memory (CUDA, Metal, or the allocator): worth a smaller
+    /// batch or a later retry, not a verdict on the data.
+    pub fn is_out_of_memory(&self) -> bool {
+        match self {
+            EmbedError::Model(message) => {
+                let message = message.to_ascii_lowercase();
+                message.contains("out of memory") || message.contains("out_of_memory")
+            }
+            _ => false,
+        }
+    }
+}
+
 /// A model that turns texts into vectors. Runs on a dedicated thread: `embed` may block.
 pub trait Embedder: Send + 'static {
     /// The model's shape.

@@ -141,9 +141,11 @@ pub fn summary_document(facts: &[StoredFact]) -> Document {
 pub fn build_all<'a>(
     facts: impl IntoIterator<Item = &'a Fact>,
 ) -> BTreeMap<(String, Option<NaiveDate>), Document> {
-    let mut unique: BTreeMap<(&str, &str, &str), &Fact> = BTreeMap::new();
+    // One fact per resource, as the store keeps them: a resource sent again (under the same
+    // or another patient) replaces the earlier one.
+    let mut unique: BTreeMap<(&str, &str), &Fact> = BTreeMap::new();
     for fact in facts {
-        unique.insert((&fact.patient, fact.resource_type, &fact.resource_id), fact);
+        unique.insert((fact.resource_type, &fact.resource_id), fact);
     }
     let mut grouped: BTreeMap<(String, Option<NaiveDate>), Vec<StoredFact>> = BTreeMap::new();
     for fact in unique.into_values() {

@@ -95,9 +95,121 @@ pub struct Flattened {
     pub facts: Vec<Fact>,
     /// Resources whose subject is not a patient (a Group, a Location) or is missing.
     pub without_patient: usize,
+    /// Facts to remove: deleted resources, resources re-sent as entered-in-error, patients
+    /// erased by a tombstone.
+    pub retractions: Vec<Retraction>,
+    /// The source system the message comes from (`""`: the default one). Patient ids and
+    /// resource ids are unique within a source.
+    pub source: String,
+}
+
+/// Why a fact is removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetractionReason {
+    /// A DELETE entry.
+    Deleted,
+    /// The resource was re-sent with status (or verification status) entered-in-error.
+    EnteredInError,
+    /// A Kafka tombstone for the patient's key.
+    Tombstone,
+}
+
+impl RetractionReason {
+    /// The name the store records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetractionReason::Deleted => "deleted",
+            RetractionReason::EnteredInError => "entered_in_error",
+            RetractionReason::Tombstone => "tombstone",
+        }
+    }
+}
+
+/// A resource whose fact leaves the store. A `Patient` retraction removes every fact of that
+/// patient (the vault is kept, so that the guard still knows the name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retraction {
+    /// The resource's type.
+    pub resource_type: String,
+    /// Its logical id (for a Patient: the patient's id).
+    pub resource_id: String,
+    /// Why.
+    pub reason: RetractionReason,
 }
 
 impl Flattened {
+    /// Pieces that can be stored on their own: retractions, patients (with their vault),
+    /// parties and facts.
+    pub fn pieces(&self) -> usize {
+        self.retractions.len() + self.patients.len() + self.parties.len() + self.facts.len()
+    }
+
+    /// The message cut in two halves of its pieces (retractions first, then patients, parties,
+    /// facts), each storable on its own; `None` for a single piece.
+    pub fn split(&self) -> Option<(Flattened, Flattened)> {
+        let n = self.pieces();
+        if n <= 1 {
+            return None;
+        }
+        let mut left = Flattened {
+            source: self.source.clone(),
+            ..Flattened::default()
+        };
+        let mut right = left.clone();
+        let mut i = 0;
+        let side = |i: &mut usize| {
+            *i += 1;
+            *i <= n / 2
+        };
+        for r in &self.retractions {
+            if side(&mut i) { &mut left } else { &mut right }
+                .retractions
+                .push(r.clone());
+        }
+        for p in &self.patients {
+            if side(&mut i) { &mut left } else { &mut right }
+                .patients
+                .push(p.clone());
+        }
+        for p in &self.parties {
+            if side(&mut i) { &mut left } else { &mut right }
+                .parties
+                .push(p.clone());
+        }
+        for f in &self.facts {
+            if side(&mut i) { &mut left } else { &mut right }
+                .facts
+                .push(f.clone());
+        }
+        Some((left, right))
+    }
+
+    /// What a one-piece message holds, by type and id (no content), for dead-letter reasons.
+    pub fn describe(&self) -> String {
+        let mut out: Vec<String> = Vec::new();
+        out.extend(
+            self.retractions
+                .iter()
+                .map(|r| format!("retraction of {}/{}", r.resource_type, r.resource_id)),
+        );
+        out.extend(
+            self.patients
+                .iter()
+                .map(|p| format!("Patient/{} (demographics)", p.fhir_id)),
+        );
+        out.extend(
+            self.parties
+                .iter()
+                .map(|p| format!("{}/{}", p.resource_type, p.fhir_id)),
+        );
+        out.extend(
+            self.facts
+                .iter()
+                .map(|f| format!("{}/{}", f.resource_type, f.resource_id)),
+        );
+        out.join(", ")
+    }
+
     /// Logical ids of every patient the message touches, sorted.
     pub fn patient_ids(&self) -> BTreeSet<&str> {
         self.patients
@@ -178,6 +290,111 @@ pub fn flatten_with(
     out
 }
 
+/// Flattens a parsed message: its entries (as [`flatten_with`]), its DELETE entries and its
+/// declared source.
+pub fn flatten_parsed(parsed: &super::parse::ParsedBundle, free_text: FreeText) -> Flattened {
+    let mut out = flatten_with(&parsed.entries, &parsed.displays, free_text);
+    out.retractions
+        .extend(parsed.deletions.iter().map(|d| Retraction {
+            resource_type: d.resource_type.clone(),
+            resource_id: d.id.clone(),
+            reason: RetractionReason::Deleted,
+        }));
+    out.source = parsed.source.clone().unwrap_or_default();
+    out
+}
+
+/// What a tombstone (a message with a key and no value) means: the patient the key names is
+/// erased. Keys are patient ids (`123`) or references (`Patient/123`).
+pub fn tombstone(key: &str) -> Option<Flattened> {
+    let id = patient_id_from_reference(key).unwrap_or_else(|| key.trim().to_string());
+    if id.is_empty() {
+        return None;
+    }
+    let id = storable_id(id);
+    Some(Flattened {
+        retractions: vec![Retraction {
+            resource_type: "Patient".into(),
+            resource_id: id,
+            reason: RetractionReason::Tombstone,
+        }],
+        ..Flattened::default()
+    })
+}
+
+/// Longest logical id kept; FHIR allows 64 characters, fullUrls used as ids are longer.
+const MAX_ID_CHARS: usize = 256;
+
+/// Longest sentence text of one fact, in characters (an Observation with thousands of
+/// components is cut, with a note of how much was left out).
+const MAX_FACT_CHARS: usize = 4000;
+
+/// Bounds a fact's sentences at a sentence boundary.
+fn bound_sentences(sentences: String) -> String {
+    if sentences.chars().count() <= MAX_FACT_CHARS {
+        return sentences;
+    }
+    let mut kept = String::new();
+    let mut left = 0usize;
+    for sentence in sentences.split_inclusive(". ") {
+        if left == 0 && kept.chars().count() + sentence.chars().count() <= MAX_FACT_CHARS - 40 {
+            kept.push_str(sentence);
+        } else {
+            left += 1;
+        }
+    }
+    if kept.is_empty() {
+        kept = sentences.chars().take(MAX_FACT_CHARS - 40).collect();
+    }
+    format!("{} ({left} more statements left out.)", kept.trim_end())
+}
+
+/// An id fit for the store: no control characters (PostgreSQL refuses NUL), bounded.
+fn usable_id(id: &str) -> bool {
+    !id.is_empty() && id.chars().count() <= MAX_ID_CHARS && !id.chars().any(char::is_control)
+}
+
+/// The id itself when the store can hold it, else a digest of it: the same odd id (a NUL in
+/// it, 10,000 characters) always maps to the same stored id, so that its resource is kept and a
+/// later correction of it finds it.
+fn storable_id(id: String) -> String {
+    if usable_id(&id) {
+        return id;
+    }
+    format!(
+        "sha256:{}",
+        hex::encode(&Sha256::digest(id.as_bytes())[..16])
+    )
+}
+
+const ENTERED_IN_ERROR: &str = "entered-in-error";
+
+/// Whether the resource says it was entered in error (its status, or for a Condition or an
+/// allergy its verification status).
+fn entered_in_error(resource: &Resource) -> bool {
+    let status = |c: Option<&fhirbolt::model::r4::types::Code>| {
+        c.and_then(|c| c.value.as_deref()) == Some(ENTERED_IN_ERROR)
+    };
+    let verified = |cc: Option<&CodeableConcept>| {
+        cc.is_some_and(|cc| {
+            cc.coding
+                .iter()
+                .any(|c| c.code.as_ref().and_then(|v| v.value.as_deref()) == Some(ENTERED_IN_ERROR))
+        })
+    };
+    match resource {
+        Resource::Observation(r) => status(Some(&r.status)),
+        Resource::Procedure(r) => status(Some(&r.status)),
+        Resource::Immunization(r) => status(Some(&r.status)),
+        Resource::DiagnosticReport(r) => status(Some(&r.status)),
+        Resource::MedicationRequest(r) => status(Some(&r.status)),
+        Resource::CarePlan(r) => status(Some(&r.status)),
+        Resource::Condition(r) => verified(r.verification_status.as_deref()),
+        Resource::AllergyIntolerance(r) => verified(r.verification_status.as_deref()),
+        _ => false,
+    }
+}
+
 fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
     // fullUrl → patient id, so that `urn:uuid:` references resolve to the Patient in the bundle.
     let mut patient_urls: HashMap<&str, String> = HashMap::new();
@@ -200,10 +417,28 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
 
     let mut out = Flattened::default();
     for entry in entries {
+        if entered_in_error(&entry.resource) {
+            let id = entry
+                .resource
+                .id()
+                .and_then(|id| id.value.clone())
+                .or_else(|| entry.full_url.clone());
+            // Without an id there is nothing stored to retract, and nothing to store.
+            if let Some(id) = id {
+                out.retractions.push(Retraction {
+                    resource_type: entry.resource_type.clone(),
+                    resource_id: storable_id(id),
+                    reason: RetractionReason::EnteredInError,
+                });
+            }
+            continue;
+        }
         let fact = match &entry.resource {
             Resource::Patient(patient) => {
                 if let Some(id) = patient_id(patient, entry.full_url.as_deref()) {
-                    out.facts.push(patient_fact(&id, patient));
+                    let mut fact = patient_fact(&id, patient);
+                    fact.resource_id = id.clone();
+                    out.facts.push(fact);
                     out.patients.push(PatientRecord {
                         vault: vault_entries(patient),
                         fhir_id: id,
@@ -230,9 +465,12 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
         match fact {
             Some(mut fact) => {
                 let logical_id = entry.resource.id().and_then(|id| id.value.clone());
+                fact.sentences = bound_sentences(std::mem::take(&mut fact.sentences));
                 fact.resource_id = logical_id
                     .or_else(|| entry.full_url.clone())
                     .unwrap_or_else(|| content_id(&fact));
+                fact.resource_id = storable_id(fact.resource_id);
+                fact.patient = storable_id(fact.patient);
                 out.facts.push(fact);
             }
             None => out.without_patient += 1,
@@ -265,6 +503,7 @@ fn patient_id(patient: &Patient, full_url: Option<&str>) -> Option<String> {
         .and_then(|id| id.value.clone())
         .or_else(|| full_url.and_then(patient_id_from_reference))
         .filter(|id| !id.is_empty())
+        .map(storable_id)
 }
 
 /// `urn:uuid:X` → X; `Patient/X`, `https://host/fhir/Patient/X/_history/2` → X.
@@ -882,7 +1121,9 @@ fn parties(entries: &[ParsedEntry], displays: &[ReferenceDisplay]) -> Vec<PartyR
             }
             _ => continue,
         };
-        let Some(fhir_id) = id() else { continue };
+        let Some(fhir_id) = id().map(storable_id) else {
+            continue;
+        };
         if !vault.is_empty() {
             out.push(PartyRecord {
                 resource_type: resource_type.to_string(),
@@ -902,7 +1143,7 @@ fn parties(entries: &[ParsedEntry], displays: &[ReferenceDisplay]) -> Vec<PartyR
         }
         out.push(PartyRecord {
             resource_type: display.resource_type.clone(),
-            fhir_id: display.target.clone(),
+            fhir_id: storable_id(display.target.clone()),
             vault: BTreeSet::from([VaultEntry { kind, value }]),
         });
     }
@@ -1077,6 +1318,155 @@ mod tests {
         let parsed = parse_message(&bytes, ParseLimits::default()).unwrap();
         assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
         flatten(&parsed.entries)
+    }
+
+    fn parsed(json: &str) -> Flattened {
+        let parsed = parse_message(json.as_bytes(), ParseLimits::default()).unwrap();
+        assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
+        flatten_parsed(&parsed, FreeText::Drop)
+    }
+
+    #[test]
+    fn an_older_export_loses_nothing() {
+        let json = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/stu3/older-synthea-bundle.json"),
+        )
+        .unwrap();
+        let f = parsed(&json);
+        assert_eq!(f.source, "https://ehr-a.example.org/fhir");
+        let by_type = |t: &str| f.facts.iter().find(|x| x.resource_type == t).unwrap();
+        let immunization = by_type("Immunization");
+        assert_eq!(immunization.day, NaiveDate::from_ymd_opt(2014, 10, 21));
+        let condition = by_type("Condition");
+        assert!(
+            condition.sentences.contains("Clinical status is active")
+                && condition
+                    .sentences
+                    .contains("Verification status is confirmed"),
+            "{}",
+            condition.sentences
+        );
+        let allergy = by_type("AllergyIntolerance");
+        assert!(allergy.sentences.contains("Clinical status is active"));
+        assert_eq!(
+            allergy.event_date.as_deref(),
+            Some("1980-03-04T10:00:00-05:00")
+        );
+        let procedure = by_type("Procedure");
+        assert!(
+            procedure.sentences.contains("Status is not-done"),
+            "{}",
+            procedure.sentences
+        );
+    }
+
+    #[test]
+    fn corrections_become_retractions() {
+        let json = r#"{"resourceType": "Bundle", "type": "transaction", "entry": [
+            {"request": {"method": "DELETE", "url": "Condition/c1"}},
+            {"request": {"method": "DELETE", "url": "https://ehr.example/fhir/Observation/o1/_history/3"}},
+            {"fullUrl": "Observation/o2", "request": {"method": "PUT", "url": "Observation/o2"},
+             "resource": {"resourceType": "Observation", "id": "o2", "status": "entered-in-error",
+               "code": {"text": "x"}, "subject": {"reference": "Patient/p1"}}},
+            {"resource": {"resourceType": "Condition", "id": "c2",
+               "verificationStatus": {"coding": [{"code": "entered-in-error"}]},
+               "code": {"text": "x"}, "subject": {"reference": "Patient/p1"}}},
+            {"resource": {"resourceType": "Condition", "id": "c3",
+               "code": {"coding": [{"display": "Asthma"}]}, "subject": {"reference": "Patient/p1"}}}
+        ]}"#;
+        let f = parsed(json);
+        let retracted: Vec<(&str, &str, RetractionReason)> = f
+            .retractions
+            .iter()
+            .map(|r| (r.resource_type.as_str(), r.resource_id.as_str(), r.reason))
+            .collect();
+        assert_eq!(
+            retracted,
+            vec![
+                ("Observation", "o2", RetractionReason::EnteredInError),
+                ("Condition", "c2", RetractionReason::EnteredInError),
+                ("Condition", "c1", RetractionReason::Deleted),
+                ("Observation", "o1", RetractionReason::Deleted),
+            ]
+        );
+        assert_eq!(f.facts.len(), 1, "only the valid condition is a fact");
+        // A conditional delete cannot be resolved: a rejected entry, not a silent skip.
+        let conditional = r#"{"resourceType": "Bundle", "entry": [
+            {"request": {"method": "DELETE", "url": "Condition?identifier=abc"}}]}"#;
+        let parsed = parse_message(conditional.as_bytes(), ParseLimits::default()).unwrap();
+        assert_eq!(parsed.rejected.len(), 1);
+        assert!(parsed.rejected[0].reason.contains("conditional DELETE"));
+        // A tombstone names the patient to erase.
+        let t = tombstone("Patient/p9").unwrap();
+        assert_eq!(t.retractions[0].resource_type, "Patient");
+        assert_eq!(t.retractions[0].resource_id, "p9");
+        assert!(tombstone("  ").is_none());
+    }
+
+    #[test]
+    fn odd_ids_and_values_are_made_storable() {
+        let huge: String = (0..3000)
+            .map(|i| format!(r#"{{"code": {{"text": "c{i}"}}, "valueString": "v{i}"}}"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        let json = format!(
+            r#"{{"resourceType": "Bundle", "entry": [
+            {{"resource": {{"resourceType": "Patient", "id": "p\u0000x",
+               "name": [{{"family": "Nul\u0000son", "given": ["{long}"]}}]}}}},
+            {{"resource": {{"resourceType": "Observation", "id": "o\u00001", "status": "final",
+               "code": {{"coding": [{{"display": "Panel"}}]}}, "subject": {{"reference": "Patient/p\u0000x"}},
+               "effectiveDateTime": "2020-01-02", "component": [{huge}]}}}}]}}"#,
+            long = "a".repeat(5000)
+        );
+        let f = parsed(&json);
+        let patient = &f.patients[0];
+        assert!(patient.fhir_id.starts_with("sha256:"));
+        for entry in &patient.vault {
+            let value = entry.value.expose();
+            assert!(!value.contains('\0') && value.chars().count() <= crate::phi::MAX_VALUE_CHARS);
+        }
+        let observation = f
+            .facts
+            .iter()
+            .find(|x| x.resource_type == "Observation")
+            .unwrap();
+        assert!(observation.resource_id.starts_with("sha256:"));
+        assert_eq!(
+            observation.patient, patient.fhir_id,
+            "the reference maps to the same id"
+        );
+        assert!(observation.sentences.chars().count() <= MAX_FACT_CHARS);
+        assert!(observation.sentences.contains("more statements left out"));
+    }
+
+    #[test]
+    fn a_message_splits_into_storable_halves() {
+        let f = synthea_sample();
+        let n = f.pieces();
+        let (left, right) = f.split().unwrap();
+        assert_eq!(left.pieces() + right.pieces(), n);
+        assert_eq!(left.pieces(), n / 2);
+        let mut one = f.clone();
+        one.facts.truncate(1);
+        one.patients.clear();
+        one.parties.clear();
+        assert!(one.split().is_none());
+        assert!(one.describe().contains('/'));
+    }
+
+    fn synthea_sample() -> Flattened {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/synthea");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let mut bytes = Vec::new();
+        bzip2::read::MultiBzDecoder::new(std::fs::File::open(&files[0]).unwrap())
+            .read_to_end(&mut bytes)
+            .unwrap();
+        let parsed = parse_message(&bytes, ParseLimits::default()).unwrap();
+        flatten_parsed(&parsed, FreeText::Drop)
     }
 
     fn hl7_example(name: &str) -> Flattened {

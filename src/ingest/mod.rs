@@ -4,4 +4,5 @@
 pub mod documents;
 pub mod flatten;
 pub mod parse;
+pub mod upgrade;
 pub mod worker;

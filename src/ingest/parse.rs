@@ -112,6 +112,8 @@ pub struct RejectedEntry {
 /// A parsed resource with what is needed to resolve references to it.
 #[derive(Debug, Clone)]
 pub struct ParsedEntry {
+    /// The declared `resourceType`.
+    pub resource_type: String,
     /// `Bundle.entry.fullUrl`, when given.
     pub full_url: Option<String>,
     /// The typed resource.
@@ -192,6 +194,45 @@ fn collect_displays(
     }
 }
 
+/// A resource the message deletes (a transaction or batch entry with `request.method` DELETE).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deletion {
+    /// Its type.
+    pub resource_type: String,
+    /// Its logical id.
+    pub id: String,
+}
+
+/// `Condition/123`, `https://ehr.example/fhir/Condition/123/_history/4` → (Condition, 123). A
+/// conditional delete (`Condition?identifier=…`) names no resource: `Err` with the reason.
+pub fn deletion_target(url: &str) -> Result<Deletion, String> {
+    if url.contains('?') {
+        return Err(format!(
+            "conditional DELETE ({}) cannot be resolved by this store; send DELETE Type/id",
+            url.split('?').next().unwrap_or_default()
+        ));
+    }
+    let mut parts: Vec<&str> = url
+        .split('#')
+        .next()
+        .unwrap_or_default()
+        .split('/')
+        .collect();
+    if let Some(history) = parts.iter().position(|p| *p == "_history") {
+        parts.truncate(history);
+    }
+    let n = parts.len();
+    let valid_type = |t: &str| t.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    if n >= 2 && valid_type(parts[n - 2]) && !parts[n - 1].is_empty() {
+        Ok(Deletion {
+            resource_type: parts[n - 2].to_string(),
+            id: parts[n - 1].to_string(),
+        })
+    } else {
+        Err("DELETE request.url is not Type/id".into())
+    }
+}
+
 /// The outcome of parsing one message.
 #[derive(Debug, Default)]
 pub struct ParsedBundle {
@@ -205,6 +246,11 @@ pub struct ParsedBundle {
     pub rejected: Vec<RejectedEntry>,
     /// Number of entries in the message (1 for a single resource).
     pub total_entries: usize,
+    /// Resources the message deletes.
+    pub deletions: Vec<Deletion>,
+    /// The source system the message declares (`Bundle.meta.source` without its fragment), if
+    /// any.
+    pub source: Option<String>,
 }
 
 /// Parses one message from the bundle topic. Blocking: call it off the async runtime.
@@ -224,9 +270,11 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
     let mut displays = Vec::new();
     if resource_type != "Bundle" {
         collect_displays(&root, &HashMap::new(), &mut displays, 0);
+        let source = root.as_object().and_then(declared_source);
         // A single resource: the typed parse also tells a real FHIR type from a made-up one.
         let mut outcome = parse_entries(vec![(0, None, root)], limits);
         outcome.displays = displays;
+        outcome.source = source;
         if let Some(rejected) = outcome.rejected.pop() {
             return Err(ParseError::InvalidResource {
                 resource_type,
@@ -267,6 +315,7 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
     let mut skipped: HashMap<String, usize> = HashMap::new();
     let mut rejected = Vec::new();
     let mut to_parse = Vec::new();
+    let mut deletions = Vec::new();
     for (index, entry) in entries.into_iter().enumerate() {
         let Value::Object(mut entry) = entry else {
             rejected.push(RejectedEntry {
@@ -280,8 +329,28 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
             .get("fullUrl")
             .and_then(Value::as_str)
             .map(str::to_string);
+        let method = entry
+            .get("request")
+            .and_then(|r| r.get("method"))
+            .and_then(Value::as_str);
+        if method == Some("DELETE") {
+            let url = entry
+                .get("request")
+                .and_then(|r| r.get("url"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match deletion_target(url) {
+                Ok(deletion) => deletions.push(deletion),
+                Err(reason) => rejected.push(RejectedEntry {
+                    index,
+                    resource_type: "DELETE".into(),
+                    reason,
+                }),
+            }
+            continue;
+        }
         let Some(resource) = entry.remove("resource") else {
-            // Entries without a resource (e.g. a DELETE request) carry nothing to flatten.
+            // Entries without a resource (a GET in a batch) carry nothing to flatten.
             *skipped.entry("(no resource)".into()).or_default() += 1;
             continue;
         };
@@ -297,6 +366,8 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
     }
     let mut outcome = parse_entries(to_parse, limits);
     outcome.total_entries = total_entries;
+    outcome.deletions = deletions;
+    outcome.source = declared_source(&bundle);
     outcome.displays = displays;
     for (t, n) in skipped {
         *outcome.skipped.entry(t).or_default() += n;
@@ -304,6 +375,13 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
     outcome.rejected.extend(rejected);
     outcome.rejected.sort_by_key(|r| r.index);
     Ok(outcome)
+}
+
+/// `Bundle.meta.source` up to its `#` (R4 lets a sender append a request id there).
+fn declared_source(bundle: &serde_json::Map<String, Value>) -> Option<String> {
+    let source = bundle.get("meta")?.get("source")?.as_str()?;
+    let system = source.split('#').next().unwrap_or_default().trim();
+    (!system.is_empty()).then(|| system.to_string())
 }
 
 fn declared_type(value: &Value) -> Option<&str> {
@@ -361,8 +439,12 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
         }
         loop {
             match receiver.recv_timeout(limits.entry_timeout) {
-                Ok((_, full_url, _, Ok(resource))) => {
-                    outcome.entries.push(ParsedEntry { full_url, resource })
+                Ok((_, full_url, resource_type, Ok(resource))) => {
+                    outcome.entries.push(ParsedEntry {
+                        full_url,
+                        resource_type,
+                        resource,
+                    })
                 }
                 Ok((index, _, resource_type, Err(reason))) => {
                     outcome.rejected.push(RejectedEntry {
@@ -408,7 +490,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn typed_parse(value: Value) -> Result<Resource, String> {
+fn typed_parse(mut value: Value) -> Result<Resource, String> {
+    let moved = super::upgrade::upgrade(&mut value);
+    if !moved.is_empty() {
+        tracing::debug!(elements = ?moved, "older FHIR elements moved to their R4 place");
+    }
     let config = DeserializationConfig {
         // Unknown elements (extensions from other FHIR versions, vendor fields) do not make a
         // resource useless: keep what the R4 model knows.

@@ -19,11 +19,12 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::flatten::{flatten_with, Flattened, FreeText};
+use super::flatten::{flatten_parsed, tombstone, Flattened, FreeText};
 use super::parse::{parse_message, ParseError, ParseLimits, ParsedBundle};
+use crate::bus::retry::{Retried, RetryPolicy};
 use crate::bus::{publish_dead_letter, sleep_or_forever, BusConfig, BusError, DeadLetter};
 use crate::embed::batcher::EmbeddingService;
-use crate::store::{ApplyOutcome, Disposition, Store, StoreError};
+use crate::store::{ApplyOutcome, Store, StoreError};
 
 /// Settings of the ingest worker.
 #[derive(Clone, Debug, clap::Args)]
@@ -43,9 +44,9 @@ pub struct IngestConfig {
     /// Time limit for the typed parse of one entry, in milliseconds.
     #[arg(long, env = "FHIR_RAG_ENTRY_PARSE_TIMEOUT_MS", default_value_t = 2000)]
     pub entry_parse_timeout_ms: u64,
-    /// Longest pause between retries of a transient failure, in milliseconds.
-    #[arg(long, env = "FHIR_RAG_RETRY_MAX_BACKOFF_MS", default_value_t = 30_000)]
-    pub retry_max_backoff_ms: u64,
+    /// Retries of transient failures.
+    #[command(flatten)]
+    pub retry: RetryPolicy,
     /// Stop after this many seconds without a message (for batch backfills; default: never).
     #[arg(long, env = "FHIR_RAG_STOP_AFTER_IDLE_SECS")]
     pub stop_after_idle_secs: Option<u64>,
@@ -90,39 +91,19 @@ pub struct IngestReport {
     pub partial: u64,
     /// Messages rejected whole (DLQ).
     pub dead_lettered: u64,
-    /// Messages with nothing to store (empty bundles, unflattened types, tombstones).
+    /// Messages with nothing to store (empty bundles, unflattened types, tombstones of
+    /// unknown patients).
     pub nothing_to_store: u64,
+    /// Tombstones (a key without a value) applied: the patient the key names is erased.
+    pub tombstones: u64,
+    /// Entries the database refused one by one (their message is `partial` in the DLQ).
+    pub entries_refused: u64,
     /// Retries of transient failures.
     pub retries: u64,
     /// Resources parsed.
     pub resources: u64,
     /// Sum of the store outcomes.
-    pub store: ApplyOutcomeTotals,
-}
-
-/// [`ApplyOutcome`] summed over messages.
-#[derive(Debug, Default, Clone, Serialize)]
-pub struct ApplyOutcomeTotals {
-    /// Facts inserted or changed.
-    pub facts_written: u64,
-    /// Documents (re)embedded.
-    pub documents_written: u64,
-    /// Documents unchanged.
-    pub documents_unchanged: u64,
-    /// Chunks embedded.
-    pub chunks_embedded: u64,
-    /// Tokens embedded.
-    pub tokens_embedded: u64,
-}
-
-impl ApplyOutcomeTotals {
-    fn add(&mut self, o: &ApplyOutcome) {
-        self.facts_written += o.facts_written;
-        self.documents_written += o.documents_written;
-        self.documents_unchanged += o.documents_unchanged;
-        self.chunks_embedded += o.chunks_embedded;
-        self.tokens_embedded += o.tokens_embedded;
-    }
+    pub store: ApplyOutcome,
 }
 
 /// Runs the worker until `shutdown` turns true, the idle or message limit is reached, or a fatal
@@ -146,7 +127,14 @@ pub async fn run(
         .subscribe(&[&config.bundle_topic])
         .map_err(|e| BusError::Client(e.to_string()))?;
     tracing::info!(topic = %config.bundle_topic, group = %config.group_id, "ingest worker started");
+    let _running = crate::metrics::Running::start("ingest");
 
+    let ingest = Ingest {
+        config,
+        producer: &producer,
+        store,
+        embedder,
+    };
     let mut report = IngestReport::default();
     let idle = config.stop_after_idle_secs.map(Duration::from_secs);
     let mut last_activity = Instant::now();
@@ -178,16 +166,9 @@ pub async fn run(
                 continue;
             }
         };
-        let handled = handle(
-            config,
-            &producer,
-            store,
-            embedder,
-            &message,
-            &mut report,
-            &mut shutdown,
-        )
-        .await?;
+        let before = report.clone();
+        let handled = handle(&ingest, &message, &mut report, &mut shutdown).await?;
+        record_metrics(&before, &report);
         if !handled {
             // Shutdown arrived while retrying: leave the offset for the next owner.
             break;
@@ -210,23 +191,73 @@ pub async fn run(
     Ok(report)
 }
 
+/// Counts what handling one message did (the difference of the report before and after).
+fn record_metrics(before: &IngestReport, after: &IngestReport) {
+    let outcomes = [
+        ("stored", after.stored - before.stored),
+        ("partial", after.partial - before.partial),
+        ("dead_lettered", after.dead_lettered - before.dead_lettered),
+        (
+            "nothing_to_store",
+            after.nothing_to_store - before.nothing_to_store,
+        ),
+        ("tombstone", after.tombstones - before.tombstones),
+    ];
+    for (outcome, n) in outcomes {
+        if n > 0 {
+            crate::metrics::count(
+                "fhir_rag_messages_total",
+                "Messages handled, by worker and outcome.",
+                &[("worker", "ingest"), ("outcome", outcome)],
+                n as f64,
+            );
+        }
+    }
+    let (b, a) = (&before.store, &after.store);
+    for (name, help, n) in [
+        (
+            "fhir_rag_documents_written_total",
+            "Documents (re)written and re-embedded.",
+            a.documents_written - b.documents_written,
+        ),
+        (
+            "fhir_rag_facts_retracted_total",
+            "Facts removed by deletions, tombstones and entered-in-error statuses.",
+            a.facts_retracted - b.facts_retracted,
+        ),
+        (
+            "fhir_rag_entries_refused_total",
+            "Entries the database refused one by one.",
+            after.entries_refused - before.entries_refused,
+        ),
+    ] {
+        crate::metrics::count(name, help, &[], n as f64);
+    }
+}
+
+/// What handling a message needs.
+struct Ingest<'a> {
+    config: &'a IngestConfig,
+    producer: &'a FutureProducer,
+    store: &'a Store,
+    embedder: &'a EmbeddingService,
+}
+
 /// Handles one message. Returns false when shutdown interrupted a retry (do not commit).
 async fn handle(
-    config: &IngestConfig,
-    producer: &FutureProducer,
-    store: &Store,
-    embedder: &EmbeddingService,
+    ingest: &Ingest<'_>,
     message: &BorrowedMessage<'_>,
     report: &mut IngestReport,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<bool, IngestError> {
+    let Ingest {
+        config, producer, ..
+    } = *ingest;
     let partition = message.partition();
     let offset = message.offset();
     let source = Some((message.topic(), partition, offset));
     let Some(payload) = message.payload() else {
-        tracing::debug!(partition, offset, "tombstone skipped");
-        report.nothing_to_store += 1;
-        return Ok(true);
+        return handle_tombstone(ingest, message, report, shutdown).await;
     };
     let started = std::time::Instant::now();
     let limits = config.limits();
@@ -235,7 +266,7 @@ async fn handle(
     let parsed: Result<(ParsedBundle, Flattened), ParseError> =
         tokio::task::spawn_blocking(move || {
             let parsed = parse_message(&bytes, limits)?;
-            let flattened = flatten_with(&parsed.entries, &parsed.displays, free_text);
+            let flattened = flatten_parsed(&parsed, free_text);
             Ok((parsed, flattened))
         })
         .await
@@ -270,89 +301,185 @@ async fn handle(
     };
     report.resources += parsed.entries.len() as u64;
 
-    // Store, retrying transient failures while the offset is held.
-    let mut backoff = Duration::from_millis(200);
-    let outcome = loop {
-        match store.apply(&flattened, embedder).await {
-            Ok(outcome) => break Ok(outcome),
-            Err(e) => match e.disposition() {
-                Disposition::Transient => {
-                    report.retries += 1;
-                    tracing::warn!(partition, offset, error = %e, retry_in_ms = backoff.as_millis() as u64,
-                        "transient store failure; retrying");
-                    tokio::select! {
-                        _ = tokio::time::sleep(backoff) => {}
-                        _ = shutdown.changed() => return Ok(false),
-                    }
-                    backoff = (backoff * 2).min(Duration::from_millis(config.retry_max_backoff_ms));
-                }
-                Disposition::Permanent => break Err(e),
-                Disposition::Fatal => return Err(e.into()),
-            },
-        }
+    // Store under the retry policy; when the database refuses the message, store what it
+    // accepts entry by entry.
+    let Some(stored) = store_with_policy(ingest, &flattened, report, shutdown).await? else {
+        return Ok(false);
     };
-    match outcome {
-        Ok(outcome) => {
-            report.store.add(&outcome);
-            if !parsed.rejected.is_empty() {
-                let reason = rejected_reason(&parsed);
-                tracing::warn!(partition, offset, rejected_entries = parsed.rejected.len(),
-                    "some entries rejected; the rest is stored, the message goes to the dead-letter topic");
-                let letter = DeadLetter {
-                    error_kind: "entries_rejected",
-                    disposition: if parsed.entries.is_empty() {
-                        "rejected"
-                    } else {
-                        "partial"
-                    },
-                    reason,
-                    source,
-                };
-                publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter)
-                    .await?;
-                if parsed.entries.is_empty() {
-                    report.dead_lettered += 1;
-                } else {
-                    report.partial += 1;
-                }
-            } else if flattened.facts.is_empty()
-                && flattened.patients.is_empty()
-                && flattened.parties.is_empty()
-            {
-                report.nothing_to_store += 1;
-            } else {
-                report.stored += 1;
-            }
-            tracing::info!(
-                partition,
-                offset,
-                resources = parsed.entries.len(),
-                documents_written = outcome.documents_written,
-                documents_unchanged = outcome.documents_unchanged,
-                chunks = outcome.chunks_embedded,
-                elapsed_ms = started.elapsed().as_millis() as u64,
-                "bundle stored"
-            );
+    report.store += stored.outcome;
+    report.entries_refused += stored.refused.len() as u64;
+    let mut reasons = Vec::new();
+    if !parsed.rejected.is_empty() {
+        reasons.push(rejected_reason(&parsed));
+    }
+    if !stored.refused.is_empty() {
+        reasons.push(refused_reason(&stored.refused));
+    }
+    if reasons.is_empty() {
+        if flattened.facts.is_empty()
+            && flattened.patients.is_empty()
+            && flattened.parties.is_empty()
+            && flattened.retractions.is_empty()
+        {
+            report.nothing_to_store += 1;
+        } else {
+            report.stored += 1;
         }
-        Err(e) => {
-            tracing::warn!(
-                partition,
-                offset,
-                error_kind = "database",
-                "the store refused the data; sent to the dead-letter topic"
-            );
-            let letter = DeadLetter {
-                error_kind: "database",
-                disposition: "rejected",
-                reason: e.to_string(),
-                source,
-            };
-            publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter)
-                .await?;
+    } else {
+        let kept_something = stored.kept > 0;
+        let error_kind = if stored.refused.is_empty() {
+            "entries_rejected"
+        } else {
+            "database"
+        };
+        tracing::warn!(
+            partition,
+            offset,
+            rejected_entries = parsed.rejected.len(),
+            refused_entries = stored.refused.len(),
+            error_kind,
+            "some entries rejected; the rest is stored, the message goes to the dead-letter topic"
+        );
+        let letter = DeadLetter {
+            error_kind,
+            disposition: if kept_something {
+                "partial"
+            } else {
+                "rejected"
+            },
+            reason: reasons.join(" "),
+            source,
+        };
+        publish_dead_letter(producer, &config.dlq_topic, message.key(), payload, &letter).await?;
+        if kept_something {
+            report.partial += 1;
+        } else {
             report.dead_lettered += 1;
         }
     }
+    tracing::info!(
+        partition,
+        offset,
+        resources = parsed.entries.len(),
+        retracted = stored.outcome.facts_retracted,
+        documents_written = stored.outcome.documents_written,
+        documents_unchanged = stored.outcome.documents_unchanged,
+        chunks = stored.outcome.chunks_embedded,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "bundle stored"
+    );
     Ok(true)
+}
+
+/// A key without a value: the patient the key names is erased from the store (facts,
+/// documents, chunks; the vault stays for the guard).
+async fn handle_tombstone(
+    ingest: &Ingest<'_>,
+    message: &BorrowedMessage<'_>,
+    report: &mut IngestReport,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Result<bool, IngestError> {
+    let (partition, offset) = (message.partition(), message.offset());
+    let key = message.key().and_then(|k| std::str::from_utf8(k).ok());
+    let Some(flattened) = key.and_then(tombstone) else {
+        tracing::warn!(
+            partition,
+            offset,
+            "tombstone without a usable key; nothing to erase"
+        );
+        report.nothing_to_store += 1;
+        return Ok(true);
+    };
+    let Some(stored) = store_with_policy(ingest, &flattened, report, shutdown).await? else {
+        return Ok(false);
+    };
+    report.store += stored.outcome;
+    if stored.outcome.facts_retracted > 0 {
+        report.tombstones += 1;
+    } else {
+        report.nothing_to_store += 1;
+    }
+    tracing::info!(
+        partition,
+        offset,
+        facts_retracted = stored.outcome.facts_retracted,
+        documents_removed = stored.outcome.documents_removed,
+        "tombstone applied"
+    );
+    Ok(true)
+}
+
+/// What storing one message came to.
+struct Stored {
+    outcome: ApplyOutcome,
+    /// Pieces stored.
+    kept: usize,
+    /// Pieces the database refused, with its reason.
+    refused: Vec<(String, String)>,
+}
+
+/// Stores `flattened` under the retry policy. When the database refuses it (a permanent error),
+/// the message is cut in halves, and halves in halves, until the refused pieces are single
+/// entries: everything else is stored. `None` when shutdown interrupted a retry.
+async fn store_with_policy(
+    ingest: &Ingest<'_>,
+    flattened: &Flattened,
+    report: &mut IngestReport,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Result<Option<Stored>, IngestError> {
+    let Ingest {
+        config,
+        store,
+        embedder,
+        ..
+    } = *ingest;
+    let mut stored = Stored {
+        outcome: ApplyOutcome::default(),
+        kept: 0,
+        refused: Vec::new(),
+    };
+    let mut pending = vec![flattened.clone()];
+    while let Some(part) = pending.pop() {
+        let attempt = config
+            .retry
+            .run(
+                shutdown,
+                &mut report.retries,
+                StoreError::disposition,
+                || store.apply(&part, embedder),
+            )
+            .await;
+        match attempt {
+            Retried::Done(outcome) => {
+                stored.outcome += outcome;
+                stored.kept += part.pieces();
+            }
+            Retried::Interrupted => return Ok(None),
+            Retried::Fatal(e) => return Err(e.into()),
+            Retried::Refused(e) => match part.split() {
+                Some((left, right)) => {
+                    pending.push(right);
+                    pending.push(left);
+                }
+                None => {
+                    tracing::warn!(error_kind = "database", "the store refused one entry");
+                    stored.refused.push((part.describe(), e.to_string()));
+                }
+            },
+        }
+    }
+    Ok(Some(stored))
+}
+
+fn refused_reason(refused: &[(String, String)]) -> String {
+    let mut reason = format!("{} entries refused by the database:", refused.len());
+    for (what, why) in refused.iter().take(20) {
+        reason.push_str(&format!(" {what}: {why};"));
+    }
+    if refused.len() > 20 {
+        reason.push_str(" …");
+    }
+    reason
 }
 
 fn rejected_reason(parsed: &ParsedBundle) -> String {

@@ -297,7 +297,12 @@ fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>
     prefix.push(start);
     prefix.extend(encode("user\n")?);
     prefix.extend(encode(&format!("{}\n\nRecord:\n", request.question))?);
-    let mut closing = vec![end];
+    // The question again after each record: a small model answers the last thing it read.
+    let mut closing = encode(&format!(
+        "\n\nQuestion: {}\nAnswer with the name only.",
+        request.question
+    ))?;
+    closing.push(end);
     closing.extend(encode("\n")?);
     closing.push(start);
     closing.extend(encode("assistant\n")?);

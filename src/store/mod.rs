@@ -21,7 +21,12 @@ use crate::ingest::flatten::Flattened;
 /// How a failure should be handled by the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Disposition {
-    /// Worth retrying while the offset is held (database down, deadlock).
+    /// The database cannot be reached (connection refused or lost, shutting down, starting
+    /// up): nothing can be stored, so retry without limit while the offset is held.
+    Unavailable,
+    /// A known passing condition (serialization failure, deadlock, too many connections, out
+    /// of resources, a busy or out-of-memory model): retry a bounded number of times, then
+    /// dead-letter.
     Transient,
     /// Retrying cannot help (the data is refused): dead-letter the message.
     Permanent,
@@ -62,19 +67,42 @@ impl StoreError {
     /// Whether to retry, dead-letter, or stop.
     pub fn disposition(&self) -> Disposition {
         match self {
-            StoreError::Database(sqlx::Error::Database(db)) => {
-                let code = db.code().unwrap_or_default();
-                match &code[..code.len().min(2)] {
-                    // data exception, integrity violation, syntax/access (a bad value in the data)
-                    "22" | "23" => Disposition::Permanent,
-                    _ => Disposition::Transient,
-                }
-            }
-            StoreError::Database(_) => Disposition::Transient,
+            StoreError::Database(e) => sqlx_disposition(e),
             StoreError::Migration(_) | StoreError::ModelMismatch { .. } => Disposition::Fatal,
             StoreError::Embedding(EmbedError::Stopped) => Disposition::Fatal,
+            StoreError::Embedding(e) if e.is_out_of_memory() => Disposition::Transient,
             StoreError::Embedding(_) => Disposition::Permanent,
         }
+    }
+}
+
+/// What a database client error means for the message that caused it.
+pub fn sqlx_disposition(e: &sqlx::Error) -> Disposition {
+    match e {
+        sqlx::Error::Database(db) => sqlstate_disposition(db.code().as_deref().unwrap_or_default()),
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut => {
+            Disposition::Unavailable
+        }
+        // The pool was closed: the process is shutting down.
+        sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed => Disposition::Fatal,
+        // Decoding, protocol and encoding errors: this data, every time.
+        _ => Disposition::Permanent,
+    }
+}
+
+/// What a PostgreSQL error code means for the message that caused it. Only the classes below
+/// pass; every other code (a value too long, a NUL, a constraint, a tsvector over its limit) is
+/// about the data and comes back on every retry.
+pub fn sqlstate_disposition(code: &str) -> Disposition {
+    match code {
+        // connection exception; admin shutdown, crash shutdown, cannot connect now
+        c if c.starts_with("08") => Disposition::Unavailable,
+        "57P01" | "57P02" | "57P03" => Disposition::Unavailable,
+        // serialization failure, deadlock, lock not available, insufficient resources (disk
+        // full, out of memory, too many connections)
+        "40001" | "40P01" | "55P03" => Disposition::Transient,
+        c if c.starts_with("53") => Disposition::Transient,
+        _ => Disposition::Permanent,
     }
 }
 
@@ -89,10 +117,24 @@ pub struct ApplyOutcome {
     pub documents_unchanged: u64,
     /// Documents removed because no fact is left in them.
     pub documents_removed: u64,
+    /// Facts removed by deletions, tombstones and entered-in-error statuses.
+    pub facts_retracted: u64,
     /// Chunks embedded.
     pub chunks_embedded: u64,
     /// Tokens in those chunks.
     pub tokens_embedded: u64,
+}
+
+impl std::ops::AddAssign for ApplyOutcome {
+    fn add_assign(&mut self, o: ApplyOutcome) {
+        self.facts_written += o.facts_written;
+        self.documents_written += o.documents_written;
+        self.documents_unchanged += o.documents_unchanged;
+        self.documents_removed += o.documents_removed;
+        self.facts_retracted += o.facts_retracted;
+        self.chunks_embedded += o.chunks_embedded;
+        self.tokens_embedded += o.tokens_embedded;
+    }
 }
 
 /// Row counts, for summaries, tests and benchmarks.
@@ -265,13 +307,16 @@ impl Store {
             .into_iter()
             .map(str::to_string)
             .collect();
-        if ids.is_empty() && flattened.parties.is_empty() {
+        if ids.is_empty() && flattened.parties.is_empty() && flattened.retractions.is_empty() {
             return Ok(outcome);
         }
         let mut tx = self.pool.begin().await?;
-        let keys = upsert_patients(&mut tx, &ids).await?;
+        // Deletions first, as a FHIR transaction orders them.
+        let mut affected = retract(&mut tx, flattened, &mut outcome).await?;
+        let keys = upsert_patients(&mut tx, &flattened.source, &ids).await?;
         insert_vault(&mut tx, flattened, &keys).await?;
-        let (written, affected) = upsert_facts(&mut tx, flattened, &keys).await?;
+        let (written, touched) = upsert_facts(&mut tx, flattened, &keys).await?;
+        affected.extend(touched);
         outcome.facts_written = written;
         if !affected.is_empty() {
             rebuild_documents(&mut tx, &affected, embedder, &mut outcome).await?;
@@ -321,16 +366,68 @@ impl Store {
     }
 }
 
+/// Removes the facts the message retracts; returns the documents they leave. A `Patient`
+/// retraction removes every fact of that patient; the patient row and its vault stay, so that
+/// the guard still recognises the name.
+async fn retract(
+    tx: &mut Transaction<'_, Postgres>,
+    flattened: &Flattened,
+    outcome: &mut ApplyOutcome,
+) -> Result<BTreeSet<DocKey>, StoreError> {
+    let mut affected = BTreeSet::new();
+    for r in &flattened.retractions {
+        let rows = if r.resource_type == "Patient" {
+            sqlx::query(
+                "DELETE FROM facts f USING patients p
+                 WHERE f.patient_key = p.patient_key AND p.source = $1 AND p.fhir_id = $2
+                 RETURNING f.patient_key, f.day",
+            )
+            .bind(&flattened.source)
+            .bind(&r.resource_id)
+            .fetch_all(&mut **tx)
+            .await?
+        } else {
+            sqlx::query(
+                "DELETE FROM facts WHERE source = $1 AND resource_type = $2 AND resource_id = $3
+                 RETURNING patient_key, day",
+            )
+            .bind(&flattened.source)
+            .bind(&r.resource_type)
+            .bind(&r.resource_id)
+            .fetch_all(&mut **tx)
+            .await?
+        };
+        for row in &rows {
+            affected.insert((row.get("patient_key"), row.get("day")));
+        }
+        sqlx::query(
+            "INSERT INTO retractions (source, resource_type, resource_id, reason, facts_removed)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&flattened.source)
+        .bind(&r.resource_type)
+        .bind(&r.resource_id)
+        .bind(r.reason.as_str())
+        .bind(rows.len() as i32)
+        .execute(&mut **tx)
+        .await?;
+        outcome.facts_retracted += rows.len() as u64;
+    }
+    Ok(affected)
+}
+
 async fn upsert_patients(
     tx: &mut Transaction<'_, Postgres>,
+    source: &str,
     ids: &[String],
 ) -> Result<HashMap<String, i64>, StoreError> {
     // `DO UPDATE` (a no-op change) so that RETURNING also yields rows that existed.
     let rows = sqlx::query(
-        "INSERT INTO patients (fhir_id) SELECT * FROM UNNEST($1::text[])
-         ON CONFLICT (fhir_id) DO UPDATE SET fhir_id = EXCLUDED.fhir_id
+        "INSERT INTO patients (source, fhir_id) SELECT $1, id FROM UNNEST($2::text[]) AS i(id)
+         ON CONFLICT (source, fhir_id) DO UPDATE SET fhir_id = EXCLUDED.fhir_id
          RETURNING patient_key, fhir_id",
     )
+    .bind(source)
     .bind(ids)
     .fetch_all(&mut **tx)
     .await?;
@@ -477,13 +574,13 @@ async fn upsert_facts(
     flattened: &Flattened,
     keys: &HashMap<String, i64>,
 ) -> Result<(u64, BTreeSet<DocKey>), StoreError> {
-    // One row per key (a bundle may repeat a resource; the last one wins), so that the upsert
-    // never touches a row twice.
-    let mut unique: BTreeMap<(i64, &str, &str), &crate::ingest::flatten::Fact> = BTreeMap::new();
+    // One row per resource (a bundle may repeat a resource; the last one wins), so that the
+    // upsert never touches a row twice.
+    let mut unique: BTreeMap<(&str, &str), (i64, &crate::ingest::flatten::Fact)> = BTreeMap::new();
     for fact in &flattened.facts {
         unique.insert(
-            (keys[&fact.patient], fact.resource_type, &fact.resource_id),
-            fact,
+            (fact.resource_type, &fact.resource_id),
+            (keys[&fact.patient], fact),
         );
     }
     let mut patient_keys = Vec::with_capacity(unique.len());
@@ -493,7 +590,7 @@ async fn upsert_facts(
     let mut event_dates = Vec::with_capacity(unique.len());
     let mut sentences = Vec::with_capacity(unique.len());
     let mut affected: BTreeSet<DocKey> = BTreeSet::new();
-    for ((key, resource_type, resource_id), fact) in &unique {
+    for ((resource_type, resource_id), (key, fact)) in &unique {
         patient_keys.push(*key);
         types.push(*resource_type);
         ids.push(*resource_id);
@@ -502,13 +599,15 @@ async fn upsert_facts(
         sentences.push(fact.sentences.as_str());
         affected.insert((*key, fact.day));
     }
-    // A fact that moves to another day also changes the document it leaves.
+    // A fact that moves to another day, or to another patient (a corrected subject), also
+    // changes the document it leaves.
     let old = sqlx::query(
         "SELECT DISTINCT f.patient_key, f.day FROM facts f
-         JOIN UNNEST($1::bigint[], $2::text[], $3::text[]) AS i(patient_key, resource_type, resource_id)
-           USING (patient_key, resource_type, resource_id)",
+         JOIN UNNEST($2::text[], $3::text[]) AS i(resource_type, resource_id)
+           USING (resource_type, resource_id)
+         WHERE f.source = $1",
     )
-    .bind(&patient_keys)
+    .bind(&flattened.source)
     .bind(&types)
     .bind(&ids)
     .fetch_all(&mut **tx)
@@ -517,13 +616,15 @@ async fn upsert_facts(
         affected.insert((row.get("patient_key"), row.get("day")));
     }
     let written = sqlx::query(
-        "INSERT INTO facts (patient_key, resource_type, resource_id, day, event_date, sentences)
-         SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[], $4::date[], $5::text[], $6::text[])
-         ON CONFLICT (patient_key, resource_type, resource_id) DO UPDATE
-           SET day = EXCLUDED.day, event_date = EXCLUDED.event_date, sentences = EXCLUDED.sentences
-           WHERE (facts.day, facts.event_date, facts.sentences)
-                 IS DISTINCT FROM (EXCLUDED.day, EXCLUDED.event_date, EXCLUDED.sentences)",
+        "INSERT INTO facts (source, patient_key, resource_type, resource_id, day, event_date, sentences)
+         SELECT $1, * FROM UNNEST($2::bigint[], $3::text[], $4::text[], $5::date[], $6::text[], $7::text[])
+         ON CONFLICT (source, resource_type, resource_id) DO UPDATE
+           SET patient_key = EXCLUDED.patient_key, day = EXCLUDED.day,
+               event_date = EXCLUDED.event_date, sentences = EXCLUDED.sentences
+           WHERE (facts.patient_key, facts.day, facts.event_date, facts.sentences)
+                 IS DISTINCT FROM (EXCLUDED.patient_key, EXCLUDED.day, EXCLUDED.event_date, EXCLUDED.sentences)",
     )
+    .bind(&flattened.source)
     .bind(&patient_keys)
     .bind(&types)
     .bind(&ids)
@@ -758,11 +859,20 @@ mod tests {
     fn failures_are_classified_for_the_pipeline() {
         assert_eq!(
             StoreError::Database(sqlx::Error::PoolTimedOut).disposition(),
-            Disposition::Transient
+            Disposition::Unavailable
         );
         let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
         assert_eq!(
             StoreError::Database(sqlx::Error::Io(io)).disposition(),
+            Disposition::Unavailable
+        );
+        assert_eq!(
+            StoreError::Database(sqlx::Error::RowNotFound).disposition(),
+            Disposition::Permanent
+        );
+        assert_eq!(
+            StoreError::Embedding(EmbedError::Model("CUDA_ERROR_OUT_OF_MEMORY".into()))
+                .disposition(),
             Disposition::Transient
         );
         assert_eq!(

@@ -2,6 +2,7 @@
 //! `scripts/services.sh up` starts (see `scripts/test.sh`). One binary, one module per scenario.
 
 mod answer;
+mod corrections;
 mod crash;
 mod dp;
 mod eval;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use fhir_rag::bus::{topics, BusConfig};
 use fhir_rag::ingest::documents::{build_all, Document};
-use fhir_rag::ingest::flatten::flatten;
+use fhir_rag::ingest::flatten::{flatten_parsed, Fact, FreeText};
 use fhir_rag::ingest::parse::{parse_message, ParseLimits};
 use fhir_rag::store::{self, Store, StoreConfig};
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -72,13 +72,35 @@ pub fn read_bz2(path: &Path) -> Vec<u8> {
 pub fn expected_documents(
     bundles: &[Vec<u8>],
 ) -> BTreeMap<(String, Option<chrono::NaiveDate>), Document> {
-    let mut facts = Vec::new();
+    // Messages in order: each one's retractions, then its facts (a resource sent again
+    // replaces the earlier one, whatever its patient).
+    let mut facts: BTreeMap<(String, &'static str, String), Fact> = BTreeMap::new();
     for bytes in bundles {
         if let Ok(parsed) = parse_message(bytes, ParseLimits::default()) {
-            facts.extend(flatten(&parsed.entries).facts);
+            let flat = flatten_parsed(&parsed, FreeText::Drop);
+            for r in &flat.retractions {
+                facts.retain(|(source, resource_type, resource_id), fact| {
+                    *source != flat.source
+                        || if r.resource_type == "Patient" {
+                            fact.patient != r.resource_id
+                        } else {
+                            *resource_type != r.resource_type || *resource_id != r.resource_id
+                        }
+                });
+            }
+            for fact in flat.facts {
+                facts.insert(
+                    (
+                        flat.source.clone(),
+                        fact.resource_type,
+                        fact.resource_id.clone(),
+                    ),
+                    fact,
+                );
+            }
         }
     }
-    build_all(&facts)
+    build_all(facts.values())
 }
 
 /// The first JSON value a worker printed on stdout (its report).
@@ -281,6 +303,19 @@ impl TestRun {
             offsets.push(delivery.offset);
         }
         offsets
+    }
+
+    /// Publishes a tombstone (a key with no value) to partition 0 of the bundle topic.
+    pub async fn publish_tombstone(&self, key: &str) -> i64 {
+        let producer: FutureProducer = self.services.bus().producer().create().unwrap();
+        let record: FutureRecord<'_, str, [u8]> =
+            FutureRecord::to(&self.bundle_topic).partition(0).key(key);
+        producer
+            .send(record, Duration::from_secs(60))
+            .await
+            .map_err(|(e, _)| e)
+            .expect("publish a tombstone")
+            .offset
     }
 
     /// Sum over partitions of the group's committed offsets on the bundle topic (each topic

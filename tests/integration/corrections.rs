@@ -1,0 +1,333 @@
+//! Corrections through the real broker into the real database: DELETE entries, entered-in-error
+//! re-sends, a corrected patient reference, tombstones, one patient id from two source systems,
+//! older (STU3) shapes, and an entry the database refuses (the rest of its bundle is kept and
+//! the message goes to the dead-letter topic as `partial`).
+
+use std::time::Duration;
+
+use sqlx::Row;
+
+use crate::support::*;
+
+fn bundle(source: Option<&str>, entries: &[serde_json::Value]) -> Vec<u8> {
+    let mut b =
+        serde_json::json!({"resourceType": "Bundle", "type": "transaction", "entry": entries});
+    if let Some(source) = source {
+        b["meta"] = serde_json::json!({ "source": source });
+    }
+    serde_json::to_vec(&b).unwrap()
+}
+
+fn patient(id: &str, family: &str) -> serde_json::Value {
+    serde_json::json!({"fullUrl": format!("urn:uuid:{id}"), "resource": {
+        "resourceType": "Patient", "id": id, "gender": "female", "birthDate": "1970-01-01",
+        "name": [{"family": family, "given": ["Testa"]}]}})
+}
+
+fn observation(id: &str, patient: &str, day: &str, status: &str, value: f64) -> serde_json::Value {
+    serde_json::json!({"resource": {
+        "resourceType": "Observation", "id": id, "status": status,
+        "code": {"coding": [{"system": "http://loinc.org", "code": "29463-7", "display": "Body Weight"}]},
+        "subject": {"reference": format!("Patient/{patient}")},
+        "effectiveDateTime": format!("{day}T10:00:00Z"),
+        "valueQuantity": {"value": value, "unit": "kg"}}})
+}
+
+fn condition(id: &str, patient: &str, display: &str) -> serde_json::Value {
+    serde_json::json!({"resource": {
+        "resourceType": "Condition", "id": id,
+        "clinicalStatus": {"coding": [{"code": "active"}]},
+        "code": {"coding": [{"system": "http://snomed.info/sct", "display": display}]},
+        "subject": {"reference": format!("Patient/{patient}")},
+        "onsetDateTime": "2015-05-05"}})
+}
+
+fn delete(url: &str) -> serde_json::Value {
+    serde_json::json!({"request": {"method": "DELETE", "url": url}})
+}
+
+/// Every document text of a patient (by source and id), summary first.
+async fn documents(pool: &sqlx::PgPool, source: &str, id: &str) -> Vec<String> {
+    sqlx::query(
+        "SELECT d.text FROM documents d JOIN patients p USING (patient_key)
+         WHERE p.source = $1 AND p.fhir_id = $2 ORDER BY d.day NULLS FIRST",
+    )
+    .bind(source)
+    .bind(id)
+    .fetch_all(pool)
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|r| r.get("text"))
+    .collect()
+}
+
+async fn chunk_texts(pool: &sqlx::PgPool) -> String {
+    let rows = sqlx::query("SELECT text FROM chunks ORDER BY text")
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    rows.iter()
+        .map(|r| r.get::<String, _>("text"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The whole response to `GET path` (status line, headers, body).
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("the metrics endpoint listens");
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
+}
+
+async fn send(run: &TestRun, messages: Vec<(Option<&str>, Vec<u8>)>) -> i64 {
+    let refs: Vec<(Option<&str>, &[u8])> =
+        messages.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+    run.publish(&refs).await;
+    messages.len() as i64
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn corrections_retract_move_and_rebuild_documents() {
+    let run = TestRun::new("corrections").await;
+    let store = run.store().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let metrics_addr = format!("127.0.0.1:{port}");
+    let mut worker = run.spawn_worker(
+        "corrections",
+        &["--embedder", "hashed", "--metrics-addr", &metrics_addr],
+    );
+    let pool = store.pool().clone();
+    let mut sent = 0i64;
+
+    // 1. Two patients with weights, conditions.
+    sent += send(
+        &run,
+        vec![(
+            Some("pa"),
+            bundle(
+                None,
+                &[
+                    patient("pa", "Alpha"),
+                    patient("pb", "Beta"),
+                    observation("w1", "pa", "2020-01-10", "final", 61.5),
+                    observation("w2", "pa", "2020-02-10", "final", 62.5),
+                    observation("w3", "pa", "2020-03-10", "final", 63.5),
+                    condition("c1", "pa", "Asthma"),
+                    condition("c2", "pa", "Hypertension"),
+                    condition("c3", "pb", "Migraine"),
+                ],
+            ),
+        )],
+    )
+    .await;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    let before = documents(&pool, "", "pa").await;
+    assert_eq!(before.len(), 4, "summary and three days: {before:?}");
+    assert!(before[0].contains("Asthma") && before[0].contains("Hypertension"));
+
+    // 2. DELETE Condition/c1; Observation w1 re-sent as entered-in-error; w2 re-sent under pb.
+    sent += send(
+        &run,
+        vec![(
+            Some("pa"),
+            bundle(
+                None,
+                &[
+                    delete("Condition/c1"),
+                    observation("w1", "pa", "2020-01-10", "entered-in-error", 61.5),
+                    observation("w2", "pb", "2020-02-10", "final", 62.5),
+                ],
+            ),
+        )],
+    )
+    .await;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    let after = documents(&pool, "", "pa").await;
+    assert!(
+        !after[0].contains("Asthma"),
+        "deleted condition still there: {}",
+        after[0]
+    );
+    assert!(after[0].contains("Hypertension"));
+    assert_eq!(
+        after.len(),
+        2,
+        "only the summary and 2020-03-10 are left: {after:?}"
+    );
+    assert!(after[1].contains("63.5"));
+    let pb = documents(&pool, "", "pb").await;
+    assert!(
+        pb.iter().any(|d| d.contains("62.5")),
+        "w2 moved to pb: {pb:?}"
+    );
+    let chunks = chunk_texts(&pool).await;
+    assert!(
+        !chunks.contains("61.5"),
+        "a retracted reading is still embedded"
+    );
+    assert!(!chunks.contains("Asthma"));
+    assert_eq!(
+        chunks.matches("62.5").count(),
+        1,
+        "the moved reading is embedded once"
+    );
+
+    // 3. The same patient id from another source system is another person.
+    sent += send(
+        &run,
+        vec![(
+            Some("pa"),
+            bundle(
+                Some("https://ehr-b.example.org/fhir#batch-7"),
+                &[patient("pa", "Gamma"), condition("c1", "pa", "Gout")],
+            ),
+        )],
+    )
+    .await;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    let other = documents(&pool, "https://ehr-b.example.org/fhir", "pa").await;
+    assert!(other[0].contains("Gout"));
+    let ours = documents(&pool, "", "pa").await;
+    assert!(!ours[0].contains("Gout") && ours[0].contains("Hypertension"));
+    let patients: i64 = sqlx::query_scalar("SELECT count(*) FROM patients WHERE fhir_id = 'pa'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(patients, 2);
+
+    // 4. A tombstone for pb erases pb's facts and documents; pa is untouched.
+    run.publish_tombstone("pb").await;
+    sent += 1;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    assert!(documents(&pool, "", "pb").await.is_empty());
+    assert_eq!(documents(&pool, "", "pa").await.len(), 2);
+    // The vault keeps pb's name, so that the guard still recognises it.
+    let vault: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM phi_vault v JOIN patients p USING (patient_key) WHERE p.fhir_id = 'pb'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert!(vault > 0);
+    let reasons: Vec<(String, String, i32)> = sqlx::query_as(
+        "SELECT resource_type, reason, facts_removed FROM retractions ORDER BY retracted_at, resource_type",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(
+        reasons.contains(&("Condition".into(), "deleted".into(), 1)),
+        "{reasons:?}"
+    );
+    assert!(reasons.contains(&("Observation".into(), "entered_in_error".into(), 1)));
+    assert!(
+        reasons.contains(&("Patient".into(), "tombstone".into(), 3)),
+        "{reasons:?}"
+    );
+
+    // 5. An older export: the immunization dated by `date` is stored on its day.
+    let stu3 = std::fs::read(repo().join("sample/stu3/older-synthea-bundle.json")).unwrap();
+    sent += send(&run, vec![(None, stu3)]).await;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    let older = documents(
+        &pool,
+        "https://ehr-a.example.org/fhir",
+        "5a1c0d8e-0000-4000-8000-000000000001",
+    )
+    .await;
+    assert!(
+        older
+            .iter()
+            .any(|d| d.contains("2014-10-21") && d.contains("Influenza")),
+        "{older:?}"
+    );
+    assert!(older[0].contains("Clinical status is active"));
+
+    // 6. One entry the database refuses (a constraint this test adds): the rest of the bundle
+    //    is stored, the message is dead-lettered as partial, the stream goes on.
+    sqlx::query(
+        "ALTER TABLE facts ADD CONSTRAINT test_refuses_one CHECK (resource_id <> 'refuse-me')",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    sent += send(
+        &run,
+        vec![
+            (
+                Some("pc"),
+                bundle(
+                    None,
+                    &[
+                        patient("pc", "Delta"),
+                        condition("refuse-me", "pc", "Eczema"),
+                        condition("c9", "pc", "Sinusitis"),
+                        observation("w9", "pc", "2021-06-01", "final", 70.5),
+                    ],
+                ),
+            ),
+            (
+                Some("pd"),
+                bundle(
+                    None,
+                    &[patient("pd", "Epsilon"), condition("c10", "pd", "Otitis")],
+                ),
+            ),
+        ],
+    )
+    .await;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    let pc = documents(&pool, "", "pc").await;
+    assert!(
+        pc[0].contains("Sinusitis") && !pc[0].contains("Eczema"),
+        "{pc:?}"
+    );
+    assert!(pc.iter().any(|d| d.contains("70.5")));
+    assert!(documents(&pool, "", "pd").await[0].contains("Otitis"));
+    let letters = run.dead_letters(1, Duration::from_secs(60));
+    assert_eq!(letters.len(), 1);
+    assert_eq!(letters[0].kind(), "database");
+    assert_eq!(letters[0].headers["fhir-rag-disposition"], "partial");
+    assert!(letters[0].headers["fhir-rag-reason"].contains("Condition/refuse-me"));
+
+    // What an operator sees: outcomes, dead letters by kind, readiness; no names in labels.
+    let metrics = http_get(&metrics_addr, "/metrics");
+    for line in [
+        "fhir_rag_messages_total{worker=\"ingest\",outcome=\"tombstone\"} 1",
+        "fhir_rag_messages_total{worker=\"ingest\",outcome=\"partial\"} 1",
+        "fhir_rag_dead_letters_total{kind=\"database\",disposition=\"partial\"} 1",
+        "fhir_rag_entries_refused_total 1",
+        "fhir_rag_worker_running{worker=\"ingest\"} 1",
+    ] {
+        assert!(metrics.contains(line), "{line} not in:\n{metrics}");
+    }
+    for name in ["Alpha", "Beta", "Gamma", "Delta", "Testa"] {
+        assert!(!metrics.contains(name));
+    }
+    assert!(http_get(&metrics_addr, "/readyz").starts_with("HTTP/1.1 200"));
+    assert!(http_get(&metrics_addr, "/healthz").starts_with("HTTP/1.1 200"));
+
+    let (status, report, log) = worker.terminate();
+    assert!(status.success(), "{log}");
+    let report = first_json(&report);
+    assert_eq!(report["tombstones"], 1);
+    assert_eq!(report["partial"], 1);
+    assert_eq!(report["entries_refused"], 1);
+    // c1, w1, and pb's patient fact, c3 and the moved w2.
+    assert_eq!(report["store"]["facts_retracted"], 2 + 3);
+    run.cleanup().await;
+}
