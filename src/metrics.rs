@@ -34,6 +34,8 @@ struct Registry {
     help: BTreeMap<&'static str, &'static str>,
     /// Workers started and still running.
     workers: BTreeMap<&'static str, bool>,
+    /// What keeps a running worker from making progress, by worker.
+    problems: BTreeMap<&'static str, &'static str>,
     database_reachable: bool,
 }
 
@@ -126,6 +128,16 @@ impl Drop for Running {
     }
 }
 
+/// What keeps a running worker from progress (`None`: nothing); any problem makes the process
+/// unready.
+pub fn worker_problem(worker: &'static str, problem: Option<&'static str>) {
+    let mut r = registry();
+    match problem {
+        Some(p) => r.problems.insert(worker, p),
+        None => r.problems.remove(worker),
+    };
+}
+
 /// Whether the database answered at its last use.
 pub fn database_reachable(reachable: bool) {
     registry().database_reachable = reachable;
@@ -139,6 +151,14 @@ pub fn unready_reason() -> Option<String> {
     }
     if let Some((worker, _)) = r.workers.iter().find(|(_, running)| !**running) {
         return Some(format!("the {worker} worker is not running"));
+    }
+    // Problems of running workers only (a stopped worker is reported as such above).
+    if let Some((worker, problem)) = r
+        .problems
+        .iter()
+        .find(|(worker, _)| r.workers.contains_key(*worker))
+    {
+        return Some(format!("the {worker} worker {problem}"));
     }
     if !r.database_reachable {
         return Some("the database is unreachable".into());

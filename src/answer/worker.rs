@@ -7,18 +7,19 @@
 
 use std::time::Duration;
 
-use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use async_trait::async_trait;
+use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
-use tokio::time::Instant;
 
 use super::contract::{Answer, AnswerStatus, Mode, Query, QueryOptions, Requester};
 use super::pipeline::{AnswerEngine, AnswerError};
+use crate::bus::consume::{consume, Handler, LoopSettings};
 use crate::bus::retry::{Retried, RetryPolicy};
-use crate::bus::{publish_dead_letter, sleep_or_forever, BusConfig, BusError, DeadLetter};
+use crate::bus::{publish_dead_letter, BusConfig, BusError, DeadLetter};
 use crate::privacy::Guarded;
 
 /// Publishes answers. Takes only [`Guarded`] answers: nothing reaches the answer topic without
@@ -99,72 +100,27 @@ pub struct AnswerReport {
 pub async fn run(
     engine: &AnswerEngine,
     bus: &BusConfig,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) -> Result<AnswerReport, WorkerError> {
     let config = engine.config().clone();
-    let consumer: StreamConsumer = bus
-        .consumer(&config.answer_group)
-        .create()
-        .map_err(|e| BusError::Client(e.to_string()))?;
-    consumer
-        .subscribe(&[&config.query_topic])
-        .map_err(|e| BusError::Client(e.to_string()))?;
     let publisher = AnswerPublisher::new(bus, &config.answer_topic)?;
     let dlq: FutureProducer = bus
         .producer()
         .create()
         .map_err(|e| BusError::Client(e.to_string()))?;
     tracing::info!(topic = %config.query_topic, group = %config.answer_group, backend = %engine.backend_name(), "answer worker started");
-    let _running = crate::metrics::Running::start("answer");
-
-    let mut report = AnswerReport::default();
-    let idle = config.answer_stop_after_idle_secs.map(Duration::from_secs);
-    let mut last_activity = Instant::now();
-    loop {
-        if *shutdown.borrow()
-            || config
-                .answer_stop_after_messages
-                .is_some_and(|n| report.messages >= n)
-        {
-            break;
-        }
-        let wait = idle.map(|d| (last_activity + d).saturating_duration_since(Instant::now()));
-        let received = tokio::select! {
-            _ = shutdown.changed() => break,
-            received = consumer.recv() => Some(received),
-            _ = sleep_or_forever(wait) => None,
-        };
-        let Some(received) = received else {
-            tracing::info!("no query for the idle limit; stopping");
-            break;
-        };
-        let message = match received {
-            Ok(message) => message,
-            Err(e) => {
-                tracing::warn!(error = %e, "kafka consumer error");
-                continue;
-            }
-        };
-        let handled = handle(
-            engine,
-            &publisher,
-            &dlq,
-            &config.query_dlq_topic,
-            &message,
-            &mut report,
-            &mut shutdown,
-            config.answer_retry_max_backoff_ms,
-        )
-        .await?;
-        if !handled {
-            break;
-        }
-        if let Err(e) = consumer.commit_message(&message, CommitMode::Sync) {
-            tracing::warn!(error = %e, partition = message.partition(), offset = message.offset(), "offset commit failed");
-        }
-        report.messages += 1;
-        last_activity = Instant::now();
-    }
+    let mut handler = AnswerHandler {
+        engine,
+        publisher: &publisher,
+        dlq: &dlq,
+        report: AnswerReport::default(),
+    };
+    let mut settings = LoopSettings::new("answer", &config.answer_group, &config.query_topic, bus);
+    settings.stop_after_idle = config.answer_stop_after_idle_secs.map(Duration::from_secs);
+    settings.stop_after_messages = config.answer_stop_after_messages;
+    let messages = consume(bus, &settings, &mut handler, shutdown).await?;
+    let mut report = handler.report;
+    report.messages = messages;
     tracing::info!(
         messages = report.messages,
         answered = report.answered,
@@ -212,17 +168,41 @@ fn holds_control_characters(value: &serde_json::Value, depth: usize) -> bool {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The answer worker's part of the consume loop.
+struct AnswerHandler<'a> {
+    engine: &'a AnswerEngine,
+    publisher: &'a AnswerPublisher,
+    dlq: &'a FutureProducer,
+    report: AnswerReport,
+}
+
+#[async_trait(?Send)]
+impl Handler for AnswerHandler<'_> {
+    type Error = WorkerError;
+
+    async fn handle(
+        &mut self,
+        message: &BorrowedMessage<'_>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<bool, WorkerError> {
+        handle(self, message, shutdown).await
+    }
+}
+
 async fn handle(
-    engine: &AnswerEngine,
-    publisher: &AnswerPublisher,
-    dlq: &FutureProducer,
-    dlq_topic: &str,
+    handler: &mut AnswerHandler<'_>,
     message: &BorrowedMessage<'_>,
-    report: &mut AnswerReport,
     shutdown: &mut watch::Receiver<bool>,
-    max_backoff_ms: u64,
 ) -> Result<bool, WorkerError> {
+    let AnswerHandler {
+        engine,
+        publisher,
+        dlq,
+        report,
+    } = handler;
+    let (engine, publisher, dlq) = (*engine, *publisher, *dlq);
+    let dlq_topic = engine.config().query_dlq_topic.as_str();
+    let max_backoff_ms = engine.config().answer_retry_max_backoff_ms;
     let partition = message.partition();
     let offset = message.offset();
     let Some(payload) = message.payload() else {

@@ -1,6 +1,7 @@
 //! Kafka: client settings shared by every role, the topic contracts of `topics/`, and the
 //! dead-letter publisher.
 
+pub mod consume;
 pub mod retry;
 pub mod topics;
 
@@ -34,6 +35,9 @@ pub struct BusConfig {
         value_delimiter = ','
     )]
     pub kafka_options: Vec<String>,
+    /// The consume loop's watchdog and poll interval.
+    #[command(flatten)]
+    pub watchdog: consume::WatchdogConfig,
 }
 
 impl BusConfig {

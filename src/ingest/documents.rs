@@ -170,6 +170,44 @@ pub fn build_all<'a>(
         .collect()
 }
 
+/// What the store must hold after these messages, computed in memory by the pure stages: the
+/// oracle of the integration tests and of the reliability campaign. Messages in order: each
+/// one's retractions (deletions, entered-in-error, a Patient retraction for all of a patient's
+/// facts), then its facts (a resource sent again replaces the earlier one, whatever its
+/// patient). Messages that do not parse count for nothing, as in the store.
+pub fn expected_documents(messages: &[Vec<u8>]) -> BTreeMap<(String, Option<NaiveDate>), Document> {
+    use super::flatten::{flatten_parsed, FreeText};
+    use super::parse::{parse_message, ParseLimits};
+    let mut facts: BTreeMap<(String, &'static str, String), Fact> = BTreeMap::new();
+    for bytes in messages {
+        let Ok(parsed) = parse_message(bytes, ParseLimits::default()) else {
+            continue;
+        };
+        let flat = flatten_parsed(&parsed, FreeText::Drop);
+        for r in &flat.retractions {
+            facts.retain(|(source, resource_type, resource_id), fact| {
+                *source != flat.source
+                    || if r.resource_type == "Patient" {
+                        fact.patient != r.resource_id
+                    } else {
+                        *resource_type != r.resource_type || *resource_id != r.resource_id
+                    }
+            });
+        }
+        for fact in flat.facts {
+            facts.insert(
+                (
+                    flat.source.clone(),
+                    fact.resource_type,
+                    fact.resource_id.clone(),
+                ),
+                fact,
+            );
+        }
+    }
+    build_all(facts.values())
+}
+
 /// Splits a document into chunks of at most `max_tokens` tokens (as counted by `count`), at line
 /// boundaries, each starting with the header. A single line longer than the budget becomes a
 /// chunk of its own (the model truncates it).

@@ -12,17 +12,17 @@
 
 use std::time::Duration;
 
-use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use async_trait::async_trait;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::FutureProducer;
 use serde::Serialize;
 use tokio::sync::watch;
-use tokio::time::Instant;
 
 use super::flatten::{flatten_parsed, tombstone, Flattened, FreeText};
 use super::parse::{parse_message, ParseError, ParseLimits, ParsedBundle};
+use crate::bus::consume::{consume, Handler, LoopSettings};
 use crate::bus::retry::{Retried, RetryPolicy};
-use crate::bus::{publish_dead_letter, sleep_or_forever, BusConfig, BusError, DeadLetter};
+use crate::bus::{publish_dead_letter, BusConfig, BusError, DeadLetter};
 use crate::embed::batcher::EmbeddingService;
 use crate::store::{ApplyOutcome, Store, StoreError};
 
@@ -113,74 +113,28 @@ pub async fn run(
     bus: &BusConfig,
     store: &Store,
     embedder: &EmbeddingService,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) -> Result<IngestReport, IngestError> {
-    let consumer: StreamConsumer = bus
-        .consumer(&config.group_id)
-        .create()
-        .map_err(|e| BusError::Client(e.to_string()))?;
     let producer: FutureProducer = bus
         .producer()
         .create()
         .map_err(|e| BusError::Client(e.to_string()))?;
-    consumer
-        .subscribe(&[&config.bundle_topic])
-        .map_err(|e| BusError::Client(e.to_string()))?;
     tracing::info!(topic = %config.bundle_topic, group = %config.group_id, "ingest worker started");
-    let _running = crate::metrics::Running::start("ingest");
-
-    let ingest = Ingest {
-        config,
-        producer: &producer,
-        store,
-        embedder,
+    let mut handler = IngestHandler {
+        ingest: Ingest {
+            config,
+            producer: &producer,
+            store,
+            embedder,
+        },
+        report: IngestReport::default(),
     };
-    let mut report = IngestReport::default();
-    let idle = config.stop_after_idle_secs.map(Duration::from_secs);
-    let mut last_activity = Instant::now();
-    loop {
-        if *shutdown.borrow() {
-            break;
-        }
-        if config
-            .stop_after_messages
-            .is_some_and(|n| report.messages >= n)
-        {
-            break;
-        }
-        let wait = idle.map(|d| (last_activity + d).saturating_duration_since(Instant::now()));
-        let received = tokio::select! {
-            _ = shutdown.changed() => break,
-            received = consumer.recv() => Some(received),
-            _ = sleep_or_forever(wait) => None,
-        };
-        let Some(received) = received else {
-            tracing::info!("no message for the idle limit; stopping");
-            break;
-        };
-        let message = match received {
-            Ok(message) => message,
-            Err(e) => {
-                // librdkafka retries by itself; report and go on.
-                tracing::warn!(error = %e, "kafka consumer error");
-                continue;
-            }
-        };
-        let before = report.clone();
-        let handled = handle(&ingest, &message, &mut report, &mut shutdown).await?;
-        record_metrics(&before, &report);
-        if !handled {
-            // Shutdown arrived while retrying: leave the offset for the next owner.
-            break;
-        }
-        if let Err(e) = consumer.commit_message(&message, CommitMode::Sync) {
-            // After a rebalance the partition may be someone else's; they will replay it, and
-            // replays are idempotent.
-            tracing::warn!(error = %e, partition = message.partition(), offset = message.offset(), "offset commit failed");
-        }
-        report.messages += 1;
-        last_activity = Instant::now();
-    }
+    let mut settings = LoopSettings::new("ingest", &config.group_id, &config.bundle_topic, bus);
+    settings.stop_after_idle = config.stop_after_idle_secs.map(Duration::from_secs);
+    settings.stop_after_messages = config.stop_after_messages;
+    let messages = consume(bus, &settings, &mut handler, shutdown).await?;
+    let mut report = handler.report;
+    report.messages = messages;
     tracing::info!(
         messages = report.messages,
         stored = report.stored,
@@ -232,6 +186,28 @@ fn record_metrics(before: &IngestReport, after: &IngestReport) {
         ),
     ] {
         crate::metrics::count(name, help, &[], n as f64);
+    }
+}
+
+/// The ingest worker's part of the consume loop.
+struct IngestHandler<'a> {
+    ingest: Ingest<'a>,
+    report: IngestReport,
+}
+
+#[async_trait(?Send)]
+impl Handler for IngestHandler<'_> {
+    type Error = IngestError;
+
+    async fn handle(
+        &mut self,
+        message: &BorrowedMessage<'_>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Result<bool, IngestError> {
+        let before = self.report.clone();
+        let handled = handle(&self.ingest, message, &mut self.report, shutdown).await?;
+        record_metrics(&before, &self.report);
+        Ok(handled)
     }
 }
 

@@ -94,12 +94,7 @@ async fn send(run: &TestRun, messages: Vec<(Option<&str>, Vec<u8>)>) -> i64 {
 async fn corrections_retract_move_and_rebuild_documents() {
     let run = TestRun::new("corrections").await;
     let store = run.store().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let metrics_addr = format!("127.0.0.1:{port}");
+    let metrics_addr = free_local_addr();
     let mut worker = run.spawn_worker(
         "corrections",
         &["--embedder", "hashed", "--metrics-addr", &metrics_addr],

@@ -11,4 +11,6 @@ mod ingest;
 mod model;
 mod openai_fixture;
 mod privacy;
+mod reliability;
 mod support;
+mod watchdog;

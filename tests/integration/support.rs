@@ -8,9 +8,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use fhir_rag::bus::{topics, BusConfig};
-use fhir_rag::ingest::documents::{build_all, Document};
-use fhir_rag::ingest::flatten::{flatten_parsed, Fact, FreeText};
-use fhir_rag::ingest::parse::{parse_message, ParseLimits};
+pub use fhir_rag::ingest::documents::expected_documents;
+use fhir_rag::ingest::documents::Document;
 use fhir_rag::store::{self, Store, StoreConfig};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
@@ -68,39 +67,14 @@ pub fn read_bz2(path: &Path) -> Vec<u8> {
     out
 }
 
-/// What the store must hold for these bundles, computed in memory by the pure stages.
-pub fn expected_documents(
-    bundles: &[Vec<u8>],
-) -> BTreeMap<(String, Option<chrono::NaiveDate>), Document> {
-    // Messages in order: each one's retractions, then its facts (a resource sent again
-    // replaces the earlier one, whatever its patient).
-    let mut facts: BTreeMap<(String, &'static str, String), Fact> = BTreeMap::new();
-    for bytes in bundles {
-        if let Ok(parsed) = parse_message(bytes, ParseLimits::default()) {
-            let flat = flatten_parsed(&parsed, FreeText::Drop);
-            for r in &flat.retractions {
-                facts.retain(|(source, resource_type, resource_id), fact| {
-                    *source != flat.source
-                        || if r.resource_type == "Patient" {
-                            fact.patient != r.resource_id
-                        } else {
-                            *resource_type != r.resource_type || *resource_id != r.resource_id
-                        }
-                });
-            }
-            for fact in flat.facts {
-                facts.insert(
-                    (
-                        flat.source.clone(),
-                        fact.resource_type,
-                        fact.resource_id.clone(),
-                    ),
-                    fact,
-                );
-            }
-        }
-    }
-    build_all(facts.values())
+/// A loopback address with a port nobody listens on (for a worker's --metrics-addr).
+pub fn free_local_addr() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("127.0.0.1:{port}")
 }
 
 /// The first JSON value a worker printed on stdout (its report).
@@ -179,6 +153,10 @@ impl Services {
             max_message_bytes: 32 * 1024 * 1024,
             session_timeout_ms: 6000,
             kafka_options: Vec::new(),
+            watchdog: fhir_rag::bus::consume::WatchdogConfig {
+                stall_timeout_secs: 300,
+                max_message_secs: 900,
+            },
         }
     }
 }
@@ -303,6 +281,23 @@ impl TestRun {
             offsets.push(delivery.offset);
         }
         offsets
+    }
+
+    /// Publishes keyed messages, each to the partition its key hashes to.
+    pub async fn publish_keyed(&self, messages: &[(&str, &[u8])]) {
+        let producer: FutureProducer = self.services.bus().producer().create().unwrap();
+        for (key, payload) in messages {
+            producer
+                .send(
+                    FutureRecord::to(&self.bundle_topic)
+                        .key(*key)
+                        .payload(*payload),
+                    Duration::from_secs(60),
+                )
+                .await
+                .map_err(|(e, _)| e)
+                .expect("publish");
+        }
     }
 
     /// Publishes a tombstone (a key with no value) to partition 0 of the bundle topic.

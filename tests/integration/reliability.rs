@@ -1,0 +1,517 @@
+//! The fault and correction campaign (`scripts/reliability.sh`): each scenario runs real workers
+//! against the real broker and PostgreSQL, then counts, against the in-memory oracle
+//! ([`expected_documents`]), the documents `lost` (in the oracle, not stored, or stored without an
+//! embedding), `duplicated` (stored but not in the oracle, or a chunk twice) and `stale` (stored
+//! with other content than the oracle's: a retraction or a move not applied). Results go to
+//! `docs/results/reliability.json` (or `$FHIR_RAG_RESULTS_DIR`).
+//!
+//! Ignored in the ordinary suite: it restarts PostgreSQL and the broker, which a memory broker
+//! does not survive (its topics are gone), and it takes minutes.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use sqlx::Row;
+
+use crate::support::*;
+
+#[derive(Debug, Serialize)]
+struct Scenario {
+    name: &'static str,
+    passed: bool,
+    lost: u64,
+    duplicated: u64,
+    stale: u64,
+    messages: u64,
+    seconds: f64,
+    detail: String,
+}
+
+impl Scenario {
+    /// A scenario's record: passed when `ok` and nothing is lost, duplicated or stale.
+    fn new(
+        name: &'static str,
+        started: Instant,
+        ok: bool,
+        (lost, duplicated, stale): (u64, u64, u64),
+        messages: u64,
+        detail: String,
+    ) -> Self {
+        Scenario {
+            name,
+            passed: ok && lost + duplicated + stale == 0,
+            lost,
+            duplicated,
+            stale,
+            messages,
+            seconds: started.elapsed().as_secs_f64(),
+            detail,
+        }
+    }
+}
+
+/// Publishes `bundles` in order to partition 0.
+async fn publish_all(run: &TestRun, bundles: &[Vec<u8>]) {
+    let refs: Vec<(Option<&str>, &[u8])> = bundles.iter().map(|b| (None, b.as_slice())).collect();
+    run.publish(&refs).await;
+}
+
+/// Waits until `expected` offsets are committed; false on timeout or when the worker exited.
+async fn committed(run: &TestRun, expected: i64, timeout: Duration, worker: &mut Worker) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < timeout {
+        if run.committed_total() >= expected {
+            return true;
+        }
+        if let Ok(Some(_)) = worker.child.try_wait() {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    false
+}
+
+/// (lost, duplicated, stale) of the store against the oracle of `messages`.
+async fn compare(run: &TestRun, messages: &[Vec<u8>]) -> (u64, u64, u64) {
+    let oracle = expected_documents(messages);
+    let store = run.store().await;
+    let rows = sqlx::query(
+        "SELECT p.fhir_id, d.day, d.content_hash,
+                (SELECT count(*) FROM chunks c WHERE c.document_id = d.document_id) AS chunks,
+                (SELECT count(*) - count(DISTINCT c.text) FROM chunks c
+                  WHERE c.document_id = d.document_id) AS repeated
+         FROM documents d JOIN patients p USING (patient_key)",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    let (mut lost, mut duplicated, mut stale) = (0u64, 0u64, 0u64);
+    let mut seen = BTreeMap::new();
+    for row in rows {
+        let key: (String, Option<chrono::NaiveDate>) = (row.get("fhir_id"), row.get("day"));
+        let hash: Vec<u8> = row.get("content_hash");
+        let chunks: i64 = row.get("chunks");
+        duplicated += row.get::<i64, _>("repeated") as u64;
+        match oracle.get(&key) {
+            None => duplicated += 1,
+            Some(document) if document.content_hash() != hash => stale += 1,
+            Some(_) if chunks == 0 => lost += 1,
+            Some(_) => {}
+        }
+        *seen.entry(key).or_insert(0) += 1;
+    }
+    duplicated += seen.values().filter(|&&n| n > 1).count() as u64;
+    lost += oracle.keys().filter(|k| !seen.contains_key(*k)).count() as u64;
+    (lost, duplicated, stale)
+}
+
+fn bundles(n: usize) -> Vec<Vec<u8>> {
+    patient_files_by_size()
+        .into_iter()
+        .take(n)
+        .map(|f| read_bz2(&f))
+        .collect()
+}
+
+fn patient_id(bundle: &[u8]) -> String {
+    let v: Value = serde_json::from_slice(bundle).unwrap();
+    v["entry"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["resource"]["resourceType"] == "Patient")
+        .and_then(|e| e["resource"]["id"].as_str())
+        .unwrap()
+        .to_string()
+}
+
+/// The first resource of `resource_type` in a bundle.
+fn first(bundle: &[u8], resource_type: &str) -> Value {
+    let v: Value = serde_json::from_slice(bundle).unwrap();
+    v["entry"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["resource"]["resourceType"] == resource_type)
+        .map(|e| e["resource"].clone())
+        .unwrap()
+}
+
+fn transaction(entries: Vec<Value>) -> Vec<u8> {
+    serde_json::to_vec(&json!({"resourceType": "Bundle", "type": "transaction", "entry": entries}))
+        .unwrap()
+}
+
+fn services(action: &str) -> bool {
+    std::process::Command::new(repo().join("scripts/services.sh"))
+        .arg(action)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+fn hashed() -> Vec<&'static str> {
+    vec!["--embedder", "hashed"]
+}
+
+/// Publishes `messages` to partition 0 (a `None` payload is a tombstone for its key), runs one
+/// worker, and compares with the oracle of `oracle_input`.
+async fn corrections(
+    name: &'static str,
+    messages: Vec<(String, Option<Vec<u8>>)>,
+    oracle_input: Vec<Vec<u8>>,
+) -> Scenario {
+    let started = Instant::now();
+    let run = TestRun::new(name).await;
+    for (key, payload) in &messages {
+        match payload {
+            Some(p) => {
+                run.publish(&[(Some(key.as_str()), p.as_slice())]).await;
+            }
+            None => {
+                run.publish_tombstone(key).await;
+            }
+        }
+    }
+    let mut worker = run.spawn_worker(name, &hashed());
+    let done = committed(
+        &run,
+        messages.len() as i64,
+        Duration::from_secs(600),
+        &mut worker,
+    )
+    .await;
+    let (lost, duplicated, stale) = compare(&run, &oracle_input).await;
+    let (status, _, _) = worker.terminate();
+    let passed = done && status.success();
+    run.cleanup().await;
+    Scenario::new(
+        name,
+        started,
+        passed,
+        (lost, duplicated, stale),
+        messages.len() as u64,
+        format!("all committed: {done}; worker exit: {status}"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "the reliability campaign restarts the services: run scripts/reliability.sh"]
+async fn reliability_campaign() {
+    let base = bundles(6);
+    let n = base.len() as i64;
+    let keyed = |b: &Vec<u8>| (patient_id(b), Some(b.clone()));
+    let mut scenarios = Vec::new();
+
+    // A worker killed with SIGKILL mid-stream; a second one finishes.
+    {
+        let started = Instant::now();
+        let run = TestRun::new("rel_kill").await;
+        publish_all(&run, &base).await;
+        let mut first = run.spawn_worker("first", &hashed());
+        let some = committed(&run, 2, Duration::from_secs(300), &mut first).await;
+        first.kill_hard();
+        let mut second = run.spawn_worker("second", &hashed());
+        let done = committed(&run, n, Duration::from_secs(600), &mut second).await;
+        let (lost, duplicated, stale) = compare(&run, &base).await;
+        let (status, _, _) = second.terminate();
+        scenarios.push(Scenario::new(
+            "kill_ingest_worker",
+            started,
+            some && done && status.success(),
+            (lost, duplicated, stale),
+            n as u64,
+            "SIGKILL after 2 commits; a new worker resumes at the committed offset".into(),
+        ));
+        run.cleanup().await;
+    }
+
+    // PostgreSQL restarted under a running worker: it waits, holding its offset, and goes on.
+    {
+        let started = Instant::now();
+        let run = TestRun::new("rel_pg").await;
+        publish_all(&run, &base).await;
+        let mut worker = run.spawn_worker("worker", &hashed());
+        let some = committed(&run, 1, Duration::from_secs(300), &mut worker).await;
+        let restarted = services("restart-postgres");
+        let done = committed(&run, n, Duration::from_secs(600), &mut worker).await;
+        let alive = worker.child.try_wait().unwrap().is_none();
+        let (lost, duplicated, stale) = compare(&run, &base).await;
+        let log = worker.log_text();
+        let retries = log.matches("retrying").count();
+        let (status, _, _) = worker.terminate();
+        scenarios.push(Scenario::new(
+            "restart_postgres",
+            started,
+            some && restarted && done && alive && status.success(),
+            (lost, duplicated, stale),
+            n as u64,
+            format!(
+                "restart ok: {restarted}; worker stayed up: {alive}; retries logged: {retries}"
+            ),
+        ));
+        run.cleanup().await;
+    }
+
+    // Corrections.
+    let condition = first(&base[0], "Condition");
+    let deletion = transaction(vec![json!({"request": {"method": "DELETE",
+        "url": format!("Condition/{}", condition["id"].as_str().unwrap())}})]);
+    let mut messages: Vec<(String, Option<Vec<u8>>)> = base.iter().map(keyed).collect();
+    messages.push((patient_id(&base[0]), Some(deletion.clone())));
+    let mut oracle = base.clone();
+    oracle.push(deletion);
+    scenarios.push(corrections("delete_entry", messages, oracle).await);
+
+    let mut observation = first(&base[0], "Observation");
+    observation["status"] = json!("entered-in-error");
+    let eie = transaction(vec![json!({"resource": observation,
+        "request": {"method": "PUT", "url": format!("Observation/{}", observation["id"].as_str().unwrap())}})]);
+    let mut messages: Vec<(String, Option<Vec<u8>>)> = base.iter().map(keyed).collect();
+    messages.push((patient_id(&base[0]), Some(eie.clone())));
+    let mut oracle = base.clone();
+    oracle.push(eie);
+    scenarios.push(corrections("entered_in_error", messages, oracle).await);
+
+    let mut moved = first(&base[0], "Observation");
+    moved["subject"] = json!({"reference": format!("Patient/{}", patient_id(&base[1]))});
+    let reassignment = transaction(vec![json!({"resource": moved,
+        "request": {"method": "PUT", "url": format!("Observation/{}", moved["id"].as_str().unwrap())}})]);
+    let mut messages: Vec<(String, Option<Vec<u8>>)> = base.iter().map(keyed).collect();
+    messages.push((patient_id(&base[1]), Some(reassignment.clone())));
+    let mut oracle = base.clone();
+    oracle.push(reassignment);
+    scenarios.push(corrections("patient_reassignment", messages, oracle).await);
+
+    let erased = patient_id(&base[2]);
+    let mut messages: Vec<(String, Option<Vec<u8>>)> = base.iter().map(keyed).collect();
+    messages.push((erased.clone(), None));
+    let mut oracle = base.clone();
+    oracle.push(transaction(vec![
+        json!({"request": {"method": "DELETE", "url": format!("Patient/{erased}")}}),
+    ]));
+    scenarios.push(corrections("tombstone", messages, oracle).await);
+
+    // A permanent database error on one entry: the rest of its bundle and the stream go on.
+    {
+        let started = Instant::now();
+        let run = TestRun::new("rel_perm").await;
+        let status = run.command(&["migrate"]).output().unwrap().status;
+        assert!(status.success(), "migrate");
+        let refused = first(&base[1], "Observation");
+        let refused_id = refused["id"].as_str().unwrap().to_string();
+        let store = run.store().await;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "ALTER TABLE facts ADD CONSTRAINT campaign_refuses_one CHECK (resource_id <> '{refused_id}')"
+        )))
+        .execute(store.pool())
+        .await
+        .unwrap();
+        publish_all(&run, &base).await;
+        let mut worker = run.spawn_worker("worker", &hashed());
+        let done = committed(&run, n, Duration::from_secs(600), &mut worker).await;
+        // The oracle: the same bundles without the refused entry.
+        let mut without: Value = serde_json::from_slice(&base[1]).unwrap();
+        without["entry"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|e| e["resource"]["id"].as_str() != Some(refused_id.as_str()));
+        let mut oracle = base.clone();
+        oracle[1] = serde_json::to_vec(&without).unwrap();
+        let (lost, duplicated, stale) = compare(&run, &oracle).await;
+        let letters = run.dead_letters(1, Duration::from_secs(60));
+        let partial = letters.len() == 1
+            && letters[0]
+                .headers
+                .get("fhir-rag-disposition")
+                .map(String::as_str)
+                == Some("partial");
+        let (status, _, _) = worker.terminate();
+        scenarios.push(Scenario::new(
+            "permanent_db_error",
+            started,
+            done && partial && status.success(),
+            (lost, duplicated, stale),
+            n as u64,
+            format!("one entry refused by a CHECK constraint; dead letter partial: {partial}"),
+        ));
+        run.cleanup().await;
+    }
+
+    // Poison queries between valid ones: dead-lettered, the worker stays up, the valid ones are
+    // answered exactly once.
+    {
+        let started = Instant::now();
+        let run = TestRun::new("rel_poison").await;
+        publish_all(&run, &base).await;
+        let mut ingest = run.spawn_worker("ingest", &hashed());
+        committed(&run, n, Duration::from_secs(600), &mut ingest).await;
+        ingest.terminate();
+        let mut answer = run.spawn_role(
+            "answer",
+            "answer",
+            &["--embedder", "hashed", "--llm", "rules://"],
+        );
+        let valid = |id: &str| {
+            serde_json::to_vec(&json!({"query_id": id,
+                "requester": {"id": "r1", "role": "researcher"},
+                "question": "How many patients have hypertension?"}))
+            .unwrap()
+        };
+        let queries = vec![
+            valid("q-valid-1"),
+            serde_json::to_vec(&json!({"query_id": "q-nul",
+                "requester": {"id": "r\u{0}1", "role": "researcher"}, "question": "x"}))
+            .unwrap(),
+            b"{not json".to_vec(),
+            valid("q-valid-2"),
+        ];
+        run.publish_queries(&queries).await;
+        let answers = count_answers(&run).await;
+        let alive = answer.child.try_wait().unwrap().is_none();
+        let letters = run.dead_letters_on(&run.query_dlq_topic.clone(), 2, Duration::from_secs(30));
+        let lost = ["q-valid-1", "q-valid-2"]
+            .iter()
+            .filter(|id| !answers.contains_key(**id))
+            .count() as u64;
+        let duplicated = answers.values().map(|&n| n.saturating_sub(1)).sum::<u64>();
+        let stale = answers
+            .keys()
+            .filter(|id| !id.starts_with("q-valid"))
+            .count() as u64;
+        let (status, _, _) = answer.terminate();
+        scenarios.push(Scenario::new(
+            "poison_query",
+            started,
+            alive && letters.len() == 2 && status.success(),
+            (lost, duplicated, stale),
+            queries.len() as u64,
+            format!("worker stayed up: {alive}; dead letters: {}", letters.len()),
+        ));
+        run.cleanup().await;
+    }
+
+    // Two workers on six partitions: the second joins mid-stream, the first leaves.
+    {
+        let started = Instant::now();
+        let run = TestRun::new("rel_rebalance").await;
+        let many = bundles(10);
+        let keys: Vec<String> = many.iter().map(|b| patient_id(b)).collect();
+        let refs: Vec<(&str, &[u8])> = keys
+            .iter()
+            .map(String::as_str)
+            .zip(many.iter().map(Vec::as_slice))
+            .collect();
+        run.publish_keyed(&refs).await;
+        let mut first = run.spawn_worker("first", &hashed());
+        let some = committed(&run, 2, Duration::from_secs(300), &mut first).await;
+        let mut second = run.spawn_worker("second", &hashed());
+        tokio::time::sleep(Duration::from_secs(8)).await;
+        let (first_status, _, _) = first.terminate();
+        let done = committed(
+            &run,
+            many.len() as i64,
+            Duration::from_secs(600),
+            &mut second,
+        )
+        .await;
+        let (lost, duplicated, stale) = compare(&run, &many).await;
+        let (status, _, _) = second.terminate();
+        scenarios.push(Scenario::new(
+            "rebalance_two_workers",
+            started,
+            some && done && first_status.success() && status.success(),
+            (lost, duplicated, stale),
+            many.len() as u64,
+            "a second worker joins after 2 commits; the first leaves 8 s later (SIGTERM)".into(),
+        ));
+        run.cleanup().await;
+    }
+
+    // The broker restarted under a running worker (last: a memory broker loses every topic).
+    {
+        let broker = std::env::var("FHIR_RAG_BROKER").unwrap_or_else(|_| "memory".into());
+        let started = Instant::now();
+        let run = TestRun::new("rel_broker").await;
+        publish_all(&run, &base).await;
+        let mut worker = run.spawn_worker("worker", &hashed());
+        let some = committed(&run, 2, Duration::from_secs(300), &mut worker).await;
+        let restarted = services("restart-broker");
+        let done = committed(&run, n, Duration::from_secs(300), &mut worker).await;
+        let (lost, duplicated, stale) = compare(&run, &base).await;
+        let alive = worker.child.try_wait().unwrap().is_none();
+        let (status, _, _) = worker.terminate();
+        scenarios.push(Scenario::new(
+            "restart_broker",
+            started,
+            some && restarted && done && alive && status.success(),
+            (lost, duplicated, stale),
+            n as u64,
+            format!("broker storage: {broker}; restart ok: {restarted}; worker stayed up: {alive}"),
+        ));
+        run.cleanup().await;
+    }
+
+    let report = json!({
+        "generated": chrono::Utc::now().to_rfc3339(),
+        "broker": std::env::var("FHIR_RAG_BROKER").unwrap_or_else(|_| "memory".into()),
+        "embedder": "hashed-bag-of-words-384",
+        "oracle": "fhir_rag::ingest::documents::expected_documents over the messages sent",
+        "scenarios": scenarios,
+    });
+    let dir = std::env::var("FHIR_RAG_RESULTS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| repo().join("docs/results"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("reliability.json"),
+        serde_json::to_string_pretty(&report).unwrap() + "\n",
+    )
+    .unwrap();
+    for s in report["scenarios"].as_array().unwrap() {
+        eprintln!(
+            "{:<24} passed {:<5} lost {} duplicated {} stale {}  ({})",
+            s["name"].as_str().unwrap(),
+            s["passed"],
+            s["lost"],
+            s["duplicated"],
+            s["stale"],
+            s["detail"].as_str().unwrap()
+        );
+    }
+}
+
+/// Answers on the run's answer topic, counted per query id: read until both valid queries are
+/// answered and 10 s pass without another message (so that a duplicate would show), or 3 min.
+async fn count_answers(run: &TestRun) -> BTreeMap<String, u64> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::Message;
+    let consumer: BaseConsumer = run
+        .services
+        .bus()
+        .consumer(&format!("rel-answers-{}", run.id))
+        .create()
+        .unwrap();
+    consumer.subscribe(&[&run.answer_topic]).unwrap();
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let started = Instant::now();
+    let mut last = Instant::now();
+    while started.elapsed() < Duration::from_secs(180) {
+        let both = counts.keys().filter(|id| id.starts_with("q-valid")).count() == 2;
+        if both && last.elapsed() > Duration::from_secs(10) {
+            break;
+        }
+        if let Some(Ok(message)) = consumer.poll(Duration::from_millis(500)) {
+            let answer: Value =
+                serde_json::from_slice(message.payload().unwrap_or_default()).unwrap_or_default();
+            if let Some(id) = answer["query_id"].as_str() {
+                *counts.entry(id.to_string()).or_insert(0) += 1;
+                last = Instant::now();
+            }
+        }
+        tokio::task::yield_now().await;
+    }
+    counts
+}
