@@ -35,8 +35,10 @@ broker_kind=${FHIR_RAG_BROKER:-memory}
 durable_dir=$dir/tansu-durable
 durable_bin=$durable_dir/bin/tansu
 case "$broker_kind" in
-    memory) broker_bin=$tansu_bin; broker_storage=memory://tansu/ ;;
-    durable) broker_bin=$durable_bin; broker_storage=sqlite://$durable_dir/broker.db ;;
+    memory) broker_bin=$tansu_bin; broker_storage=memory://tansu/; broker_cwd=$dir ;;
+    # tansu resolves a sqlite:// URL against its working directory: the file is
+    # $durable_dir/broker.db.
+    durable) broker_bin=$durable_bin; broker_storage=sqlite://broker.db; broker_cwd=$durable_dir ;;
     *) echo "FHIR_RAG_BROKER must be memory or durable" >&2; exit 2 ;;
 esac
 pgvector_src_suite=trixie
@@ -173,11 +175,11 @@ start_broker() {
         log "port $kafka_port is taken by another program; set FHIR_RAG_KAFKA_PORT"
         exit 1
     fi
-    mkdir -p "$tansu_dir"
-    nohup "$broker_bin" broker \
+    mkdir -p "$tansu_dir" "$broker_cwd"
+    (cd "$broker_cwd" && exec nohup "$broker_bin" broker \
         --listener-url "tcp://127.0.0.1:$kafka_port" \
         --advertised-listener-url "tcp://127.0.0.1:$kafka_port" \
-        --storage-engine "$broker_storage" >>"$tansu_dir/broker.log" 2>&1 &
+        --storage-engine "$broker_storage" >>"$tansu_dir/broker.log" 2>&1) &
     echo $! >"$tansu_dir/broker.pid"
     local i
     for i in $(seq 1 100); do

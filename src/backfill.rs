@@ -58,7 +58,8 @@ pub struct BackfillSummary {
     pub unreadable: u64,
     /// Files of the source folder that are not read (their names and reasons are logged).
     pub skipped_files: u64,
-    /// NDJSON resources that reference no patient (not published).
+    /// Bulk-export resources that reference no patient (practitioners, organizations…),
+    /// published in keyless bundles of up to 500 so that their names reach the vault.
     pub without_patient: u64,
     /// Keys used (patients), in publication order; for tests.
     #[serde(skip)]
@@ -96,6 +97,8 @@ pub struct Item {
 enum SourceItem {
     Item(Item),
     Unreadable(String),
+    /// Bulk-export resources about no patient, published in keyless bundles.
+    WithoutPatient(u64),
 }
 
 /// Compressions read: none, gzip, bzip2, zstd.
@@ -176,18 +179,22 @@ pub fn list_source(path: &Path) -> Result<SourceFiles, BackfillError> {
 /// Files read, and files skipped with the reason.
 pub type SourceFiles = (Vec<PathBuf>, Vec<(String, &'static str)>);
 
+/// A reader of the decompressed content of `name` (by its suffix).
+fn decoder<'a>(name: &str, reader: impl Read + 'a) -> std::io::Result<Box<dyn Read + 'a>> {
+    Ok(if name.ends_with(".gz") {
+        Box::new(flate2::read::MultiGzDecoder::new(reader))
+    } else if name.ends_with(".bz2") {
+        Box::new(bzip2::read::MultiBzDecoder::new(reader))
+    } else if name.ends_with(".zst") {
+        Box::new(zstd::stream::read::Decoder::new(reader)?)
+    } else {
+        Box::new(reader)
+    })
+}
+
 fn decompress(name: &str, reader: impl Read) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    if name.ends_with(".gz") {
-        flate2::read::MultiGzDecoder::new(reader).read_to_end(&mut out)?;
-    } else if name.ends_with(".bz2") {
-        bzip2::read::MultiBzDecoder::new(reader).read_to_end(&mut out)?;
-    } else if name.ends_with(".zst") {
-        zstd::stream::read::Decoder::new(reader)?.read_to_end(&mut out)?;
-    } else {
-        let mut reader = reader;
-        reader.read_to_end(&mut out)?;
-    }
+    decoder(name, reader)?.read_to_end(&mut out)?;
     Ok(out)
 }
 
@@ -227,49 +234,170 @@ pub fn bundle_key(bytes: &[u8]) -> Option<String> {
     })
 }
 
-/// Groups bulk-export resources by the patient they concern into collection bundles.
-#[derive(Default)]
+/// Groups bulk-export resources by the patient they concern into collection bundles, without
+/// holding the export in memory: each line is appended, as it is read, to one of [`BUCKETS`]
+/// temporary files chosen by a hash of its patient id (resources about no patient go to one more
+/// file); the buckets are then read back one at a time and grouped per patient. Memory holds
+/// about one bucket, a 64th of the export.
 struct NdjsonGroups {
-    by_patient: BTreeMap<String, Vec<Value>>,
+    dir: Option<tempfile::TempDir>,
+    /// `BUCKETS` patient buckets, then the bucket of resources about no patient.
+    writers: Vec<std::io::BufWriter<std::fs::File>>,
     without_patient: u64,
 }
 
+/// Patient buckets of the bulk-export spill.
+const BUCKETS: usize = 64;
+
+/// Most resources in one keyless bundle of bulk-export resources without a patient.
+const OTHERS_PER_BUNDLE: usize = 500;
+
+/// A collection bundle of `resources`, each with a `Type/id` fullUrl.
+fn collection(resources: Vec<Value>) -> Vec<u8> {
+    let entries: Vec<Value> = resources
+        .into_iter()
+        .map(|resource| {
+            let url = match (resource["resourceType"].as_str(), resource["id"].as_str()) {
+                (Some(t), Some(id)) => Value::String(format!("{t}/{id}")),
+                _ => Value::Null,
+            };
+            serde_json::json!({ "fullUrl": url, "resource": resource })
+        })
+        .collect();
+    let bundle =
+        serde_json::json!({ "resourceType": "Bundle", "type": "collection", "entry": entries });
+    serde_json::to_vec(&bundle).expect("a JSON value serializes")
+}
+
 impl NdjsonGroups {
-    fn add_lines(&mut self, bytes: &[u8]) -> Result<(), String> {
-        for (number, line) in bytes.split(|b| *b == b'\n').enumerate() {
+    fn new() -> Self {
+        NdjsonGroups {
+            dir: None,
+            writers: Vec::new(),
+            without_patient: 0,
+        }
+    }
+
+    fn writer(&mut self, bucket: usize) -> std::io::Result<&mut std::io::BufWriter<std::fs::File>> {
+        if self.dir.is_none() {
+            let dir = tempfile::Builder::new()
+                .prefix("fhir-rag-ndjson")
+                .tempdir()?;
+            for b in 0..=BUCKETS {
+                let file = std::fs::File::create(dir.path().join(format!("{b}.spill")))?;
+                self.writers.push(std::io::BufWriter::new(file));
+            }
+            self.dir = Some(dir);
+        }
+        Ok(&mut self.writers[bucket])
+    }
+
+    /// Reads NDJSON lines from `reader` into the spill.
+    fn add_lines(&mut self, mut reader: impl std::io::BufRead) -> Result<(), String> {
+        use std::hash::{Hash, Hasher};
+        use std::io::Write;
+        let mut line = Vec::new();
+        let mut number = 0usize;
+        loop {
+            line.clear();
+            let read = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| e.to_string())?;
+            if read == 0 {
+                return Ok(());
+            }
+            number += 1;
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             let resource: Value =
-                serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", number + 1))?;
-            match resource_patient(&resource) {
-                Some(patient) => self.by_patient.entry(patient).or_default().push(resource),
-                None => self.without_patient += 1,
-            }
+                serde_json::from_slice(&line).map_err(|e| format!("line {number}: {e}"))?;
+            let (bucket, patient) = match resource_patient(&resource) {
+                Some(patient) => {
+                    let mut hasher = std::hash::DefaultHasher::new();
+                    patient.hash(&mut hasher);
+                    ((hasher.finish() % BUCKETS as u64) as usize, patient)
+                }
+                None => {
+                    self.without_patient += 1;
+                    (BUCKETS, String::new())
+                }
+            };
+            // One spill record per line: the patient id, a tab, the resource as compact JSON.
+            let record = serde_json::to_vec(&resource).map_err(|e| e.to_string())?;
+            let writer = self.writer(bucket).map_err(|e| format!("spill: {e}"))?;
+            writer
+                .write_all(patient.as_bytes())
+                .and_then(|_| writer.write_all(b"\t"))
+                .and_then(|_| writer.write_all(&record))
+                .and_then(|_| writer.write_all(b"\n"))
+                .map_err(|e| format!("spill: {e}"))?;
         }
-        Ok(())
     }
 
-    fn into_items(self) -> impl Iterator<Item = Item> {
-        self.by_patient.into_iter().map(|(patient, resources)| {
-            let entries: Vec<Value> = resources
-                .into_iter()
-                .map(|resource| {
-                    let url = match (resource["resourceType"].as_str(), resource["id"].as_str()) {
-                        (Some(t), Some(id)) => Value::String(format!("{t}/{id}")),
-                        _ => Value::Null,
-                    };
-                    serde_json::json!({ "fullUrl": url, "resource": resource })
-                })
-                .collect();
-            let bundle = serde_json::json!({ "resourceType": "Bundle", "type": "collection", "entry": entries });
-            Item {
-                key: Some(patient.clone()),
-                bytes: serde_json::to_vec(&bundle).expect("a JSON value serializes"),
-                origin: "bulk export".into(),
-            }
-        })
+    /// The bundles, one bucket at a time: per patient (sorted within a bucket), then the
+    /// resources about no patient in keyless bundles.
+    fn into_items(mut self) -> impl Iterator<Item = Result<Item, String>> {
+        let flushed: std::io::Result<()> = self.writers.iter_mut().try_for_each(|w| {
+            use std::io::Write;
+            w.flush()
+        });
+        let dir = self.dir.take();
+        let failed = flushed.err().map(|e| Err(format!("spill: {e}")));
+        let paths: Vec<PathBuf> = match &dir {
+            Some(d) => (0..=BUCKETS)
+                .map(|b| d.path().join(format!("{b}.spill")))
+                .collect(),
+            None => Vec::new(),
+        };
+        failed
+            .into_iter()
+            .chain(paths.into_iter().enumerate().flat_map(move |(b, path)| {
+                // The directory lives as long as the iterator reads from it.
+                let _keep = &dir;
+                read_bucket(&path, b == BUCKETS)
+            }))
     }
+}
+
+/// The bundles of one spill bucket.
+fn read_bucket(path: &Path, others: bool) -> Vec<Result<Item, String>> {
+    let text = match std::fs::read(path) {
+        Ok(text) => text,
+        Err(e) => return vec![Err(format!("spill: {e}"))],
+    };
+    let mut by_patient: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for record in text.split(|b| *b == b'\n').filter(|r| !r.is_empty()) {
+        let tab = record.iter().position(|b| *b == b'\t').unwrap_or(0);
+        let patient = String::from_utf8_lossy(&record[..tab]).to_string();
+        match serde_json::from_slice(&record[tab + 1..]) {
+            Ok(resource) => by_patient.entry(patient).or_default().push(resource),
+            Err(e) => return vec![Err(format!("spill: {e}"))],
+        }
+    }
+    if others {
+        let mut resources = by_patient.remove("").unwrap_or_default();
+        let mut items = Vec::new();
+        while !resources.is_empty() {
+            let rest = resources.split_off(resources.len().min(OTHERS_PER_BUNDLE));
+            items.push(Ok(Item {
+                key: None,
+                bytes: collection(std::mem::replace(&mut resources, rest)),
+                origin: "bulk export (resources without a patient)".into(),
+            }));
+        }
+        return items;
+    }
+    by_patient
+        .into_iter()
+        .map(|(patient, resources)| {
+            Ok(Item {
+                key: Some(patient),
+                bytes: collection(resources),
+                origin: "bulk export".into(),
+            })
+        })
+        .collect()
 }
 
 fn resource_patient(resource: &Value) -> Option<String> {
@@ -288,7 +416,7 @@ fn resource_patient(resource: &Value) -> Option<String> {
 /// Reads every bundle of `files`, in order, handing each to `emit` (NDJSON bundles come last,
 /// once every NDJSON file has been read). Blocking.
 fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
-    let mut ndjson = NdjsonGroups::default();
+    let mut ndjson = NdjsonGroups::new();
     let emit_bytes =
         |name: &str, bytes: Vec<u8>, emit: &mut dyn FnMut(SourceItem) -> bool| -> bool {
             emit(SourceItem::Item(Item {
@@ -327,21 +455,25 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
             for entry in entries {
                 let result = entry.and_then(|mut entry| {
                     let inner = entry.path()?.display().to_string();
-                    let bytes = if is_json(&inner) || is_ndjson(&inner) {
+                    if is_ndjson(&inner) {
+                        // Streamed into the spill, line by line.
+                        let added =
+                            ndjson.add_lines(std::io::BufReader::new(decoder(&inner, &mut entry)?));
+                        return Ok((inner, None, Some(added)));
+                    }
+                    let bytes = if is_json(&inner) {
                         Some(decompress(&inner, &mut entry)?)
                     } else {
                         None
                     };
-                    Ok((inner, bytes))
+                    Ok((inner, bytes, None))
                 });
                 let keep_going = match result {
-                    Ok((_, None)) => true,
-                    Ok((inner, Some(bytes))) if is_ndjson(&inner) => match ndjson.add_lines(&bytes)
-                    {
-                        Ok(()) => true,
-                        Err(e) => emit(SourceItem::Unreadable(format!("{name}:{inner}: {e}"))),
-                    },
-                    Ok((inner, Some(bytes))) => {
+                    Ok((_, None, None)) | Ok((_, _, Some(Ok(())))) => true,
+                    Ok((inner, _, Some(Err(e)))) => {
+                        emit(SourceItem::Unreadable(format!("{name}:{inner}: {e}")))
+                    }
+                    Ok((inner, Some(bytes), None)) => {
                         emit_bytes(&format!("{name}:{inner}"), bytes, &mut emit)
                     }
                     Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
@@ -352,11 +484,18 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
             }
             continue;
         }
+        if is_ndjson(&name) {
+            let added = decoder(&name, opened)
+                .map_err(|e| e.to_string())
+                .and_then(|reader| ndjson.add_lines(std::io::BufReader::new(reader)));
+            if let Err(e) = added {
+                if !emit(SourceItem::Unreadable(format!("{name}: {e}"))) {
+                    return;
+                }
+            }
+            continue;
+        }
         let keep_going = match decompress(&name, opened) {
-            Ok(bytes) if is_ndjson(&name) => match ndjson.add_lines(&bytes) {
-                Ok(()) => true,
-                Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
-            },
             Ok(bytes) => emit_bytes(&name, bytes, &mut emit),
             Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
         };
@@ -364,15 +503,15 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
             return;
         }
     }
-    let without_patient = ndjson.without_patient;
-    if without_patient > 0 {
-        tracing::info!(
-            resources = without_patient,
-            "bulk-export resources without a patient were not published"
-        );
+    if ndjson.without_patient > 0 && !emit(SourceItem::WithoutPatient(ndjson.without_patient)) {
+        return;
     }
     for item in ndjson.into_items() {
-        if !emit(SourceItem::Item(item)) {
+        let read = match item {
+            Ok(item) => SourceItem::Item(item),
+            Err(e) => SourceItem::Unreadable(format!("bulk export: {e}")),
+        };
+        if !emit(read) {
             return;
         }
     }
@@ -440,6 +579,14 @@ pub async fn run(
             SourceItem::Unreadable(reason) => {
                 summary.unreadable += 1;
                 tracing::warn!(%reason, "unreadable file skipped");
+                continue;
+            }
+            SourceItem::WithoutPatient(resources) => {
+                summary.without_patient += resources;
+                tracing::info!(
+                    resources,
+                    "bulk-export resources without a patient go in keyless bundles"
+                );
                 continue;
             }
             SourceItem::Item(item) => item,
@@ -551,23 +698,35 @@ mod tests {
 
     #[test]
     fn bulk_export_resources_are_grouped_per_patient() {
-        let mut groups = NdjsonGroups::default();
+        let mut groups = NdjsonGroups::new();
         groups
             .add_lines(
-                br#"{"resourceType":"Patient","id":"a"}
+                &br#"{"resourceType":"Patient","id":"a"}
 {"resourceType":"Observation","id":"o1","subject":{"reference":"Patient/a"}}
 
 {"resourceType":"Observation","id":"o2","subject":{"reference":"Patient/b"}}
-{"resourceType":"Practitioner","id":"x"}"#,
+{"resourceType":"Practitioner","id":"x"}"#[..],
             )
             .unwrap();
+        // A second file (bulk exports are one file per type) adds to the same patients.
+        groups
+            .add_lines(&br#"{"resourceType":"Condition","id":"c1","subject":{"reference":"Patient/a"}}"#[..])
+            .unwrap();
         assert_eq!(groups.without_patient, 1);
-        let items: Vec<Item> = groups.into_items().collect();
-        assert_eq!(items.len(), 2);
-        let a: Value = serde_json::from_slice(&items[0].bytes).unwrap();
-        assert_eq!(items[0].key.as_deref(), Some("a"));
-        assert_eq!(a["entry"].as_array().unwrap().len(), 2);
+        let items: Vec<Item> = groups.into_items().map(Result::unwrap).collect();
+        assert_eq!(items.len(), 3);
+        // The practitioner is published too, without a key, after the patients.
+        assert_eq!(items[2].key, None);
+        let others: Value = serde_json::from_slice(&items[2].bytes).unwrap();
+        assert_eq!(others["entry"][0]["fullUrl"], "Practitioner/x");
+        let a = items
+            .iter()
+            .find(|i| i.key.as_deref() == Some("a"))
+            .unwrap();
+        let a: Value = serde_json::from_slice(&a.bytes).unwrap();
+        assert_eq!(a["entry"].as_array().unwrap().len(), 3);
         assert_eq!(a["entry"][1]["fullUrl"], "Observation/o1");
+        assert_eq!(a["entry"][2]["fullUrl"], "Condition/c1");
     }
 
     #[test]
@@ -620,6 +779,7 @@ mod tests {
             match read {
                 SourceItem::Item(item) => keys.push(item.key),
                 SourceItem::Unreadable(reason) => panic!("{reason}"),
+                SourceItem::WithoutPatient(_) => {}
             }
             true
         });
@@ -655,9 +815,9 @@ mod tests {
 
     #[test]
     fn a_bad_ndjson_line_is_reported_with_its_number() {
-        let mut groups = NdjsonGroups::default();
+        let mut groups = NdjsonGroups::new();
         let err = groups
-            .add_lines(b"{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{oops")
+            .add_lines(&b"{\"resourceType\":\"Patient\",\"id\":\"a\"}\n{oops"[..])
             .unwrap_err();
         assert!(err.starts_with("line 2"), "{err}");
     }

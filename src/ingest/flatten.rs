@@ -657,10 +657,18 @@ fn summary_fact(
     }
 }
 
+/// A result's status when it is not the ordinary `final` (preliminary, amended, corrected,
+/// cancelled…): the reader must know a value was revised or is not final. `final` is left
+/// unsaid, as nearly every result has it.
+fn unusual_status(status: &fhirbolt::model::r4::types::Code) -> Option<String> {
+    code(Some(status)).filter(|s| s != "final")
+}
+
 fn observation(patient: String, r: &Observation) -> Fact {
     let mut s = Sentences::new();
     s.say("Category", concepts(&r.category))
-        .say("Code", concept(&r.code));
+        .say("Code", concept(&r.code))
+        .say("Status", unusual_status(&r.status));
     match r.value.as_ref().and_then(observation_value) {
         Some(value) => {
             s.say("Value", Some(value));
@@ -795,6 +803,7 @@ fn diagnostic_report(patient: String, r: &DiagnosticReport) -> Fact {
     let mut s = Sentences::new();
     s.say("Report", concept(&r.code))
         .say("Report category", concepts(&r.category))
+        .say("Status", unusual_status(&r.status))
         .say("Conclusion", free(text(r.conclusion.as_ref())))
         .say("Conclusion code", concepts(&r.conclusion_code));
     let when = match &r.effective {
@@ -1361,6 +1370,28 @@ mod tests {
     }
 
     #[test]
+    fn a_revised_result_says_so() {
+        let json = r#"{"resourceType": "Bundle", "entry": [
+            {"resource": {"resourceType": "Observation", "id": "o1", "status": "amended",
+               "code": {"coding": [{"display": "Body Weight"}]}, "subject": {"reference": "Patient/p1"},
+               "effectiveDateTime": "2020-01-02", "valueQuantity": {"value": 70, "unit": "kg"}}},
+            {"resource": {"resourceType": "Observation", "id": "o2", "status": "final",
+               "code": {"coding": [{"display": "Body Height"}]}, "subject": {"reference": "Patient/p1"},
+               "effectiveDateTime": "2020-01-02", "valueQuantity": {"value": 170, "unit": "cm"}}}]}"#;
+        let f = parsed(json);
+        assert!(
+            f.facts[0].sentences.contains("Status is amended"),
+            "{}",
+            f.facts[0].sentences
+        );
+        assert!(
+            !f.facts[1].sentences.contains("Status"),
+            "{}",
+            f.facts[1].sentences
+        );
+    }
+
+    #[test]
     fn corrections_become_retractions() {
         let json = r#"{"resourceType": "Bundle", "type": "transaction", "entry": [
             {"request": {"method": "DELETE", "url": "Condition/c1"}},
@@ -1567,7 +1598,7 @@ mod tests {
         assert_eq!(flat.facts[0].sentences, "Category is Vital Signs. Code is Blood pressure panel with all children optional. Systolic blood pressure is 107 mmHg. \
              Diastolic blood pressure is absent (Not Performed). Interpretation is low.");
         let flat = hl7_example("Observation-unsat.json");
-        assert_eq!(flat.facts[0].sentences, "Code is Glucose [Moles/volume] in Blood. Value is absent (Specimen unsatisfactory for evaluation).");
+        assert_eq!(flat.facts[0].sentences, "Code is Glucose [Moles/volume] in Blood. Status is cancelled. Value is absent (Specimen unsatisfactory for evaluation).");
     }
 
     #[test]

@@ -74,3 +74,42 @@ async fn a_worker_without_a_partition_turns_unready_and_exits() {
     assert!(status.success(), "{log}");
     run.cleanup().await;
 }
+
+/// `serve` runs both workers: when one dies (here the ingest worker, stalled on a topic that is
+/// gone), the other is stopped and the process exits non-zero, so that a supervisor restarts it.
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_exits_non_zero_when_a_worker_dies() {
+    let run = TestRun::new("serve_dies").await;
+    let missing = format!("{}.gone", run.bundle_topic);
+    let mut serve = run.spawn_role(
+        "serve",
+        "serve",
+        &[
+            "--bundle-topic",
+            &missing,
+            "--stall-timeout-secs",
+            "6",
+            "--embedder",
+            "hashed",
+            "--llm",
+            "rules://",
+        ],
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = serve.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "serve did not stop:\n{}",
+            serve.log_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let log = serve.log_text();
+    assert!(!status.success(), "serve must exit non-zero\n{log}");
+    assert!(log.contains("stopping the answer worker"), "{log}");
+    assert!(log.contains("answer worker stopped"), "{log}");
+    run.cleanup().await;
+}
