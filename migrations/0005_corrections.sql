@@ -6,12 +6,17 @@ ALTER TABLE patients DROP CONSTRAINT patients_fhir_id_key;
 ALTER TABLE patients ADD CONSTRAINT patients_source_fhir_id UNIQUE (source, fhir_id);
 
 ALTER TABLE facts ADD COLUMN source TEXT NOT NULL DEFAULT '';
--- A store filled before this migration may hold one resource id under two patients (the same
--- resource re-sent with a corrected subject): the row of the later patient is kept, and the
--- documents are rebuilt when either patient is next touched.
-DELETE FROM facts a USING facts b
- WHERE a.resource_type = b.resource_type AND a.resource_id = b.resource_id
-   AND a.patient_key < b.patient_key;
+-- Before this migration the Patient fact of every patient had an empty resource id: give it the
+-- patient's id. A store may also hold one resource id under two patients (a resource re-sent
+-- with a corrected subject): nothing is deleted; the older rows keep their content under an id
+-- suffixed with their patient key, the newest keeps the plain id (and moves on its next re-send).
+UPDATE facts f SET resource_id = p.fhir_id
+  FROM patients p
+ WHERE f.patient_key = p.patient_key AND f.resource_type = 'Patient' AND f.resource_id = '';
+UPDATE facts a SET resource_id = a.resource_id || '#patient-' || a.patient_key
+ WHERE EXISTS (SELECT 1 FROM facts b
+                WHERE b.resource_type = a.resource_type AND b.resource_id = a.resource_id
+                  AND b.patient_key > a.patient_key);
 ALTER TABLE facts DROP CONSTRAINT facts_pkey;
 ALTER TABLE facts ADD PRIMARY KEY (source, resource_type, resource_id);
 

@@ -323,13 +323,12 @@ impl NdjsonGroups {
                     (BUCKETS, String::new())
                 }
             };
-            // One spill record per line: the patient id, a tab, the resource as compact JSON.
-            let record = serde_json::to_vec(&resource).map_err(|e| e.to_string())?;
+            // One spill record per line: `[patient, resource]` as compact JSON (no raw newline
+            // can occur in it, whatever the patient id holds).
+            let record = serde_json::to_vec(&(patient, resource)).map_err(|e| e.to_string())?;
             let writer = self.writer(bucket).map_err(|e| format!("spill: {e}"))?;
             writer
-                .write_all(patient.as_bytes())
-                .and_then(|_| writer.write_all(b"\t"))
-                .and_then(|_| writer.write_all(&record))
+                .write_all(&record)
                 .and_then(|_| writer.write_all(b"\n"))
                 .map_err(|e| format!("spill: {e}"))?;
         }
@@ -367,12 +366,13 @@ fn read_bucket(path: &Path, others: bool) -> Vec<Result<Item, String>> {
         Err(e) => return vec![Err(format!("spill: {e}"))],
     };
     let mut by_patient: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    // Records were written by this process; one that does not read back is reported and
+    // skipped, not the bucket.
+    let mut errors = Vec::new();
     for record in text.split(|b| *b == b'\n').filter(|r| !r.is_empty()) {
-        let tab = record.iter().position(|b| *b == b'\t').unwrap_or(0);
-        let patient = String::from_utf8_lossy(&record[..tab]).to_string();
-        match serde_json::from_slice(&record[tab + 1..]) {
-            Ok(resource) => by_patient.entry(patient).or_default().push(resource),
-            Err(e) => return vec![Err(format!("spill: {e}"))],
+        match serde_json::from_slice::<(String, Value)>(record) {
+            Ok((patient, resource)) => by_patient.entry(patient).or_default().push(resource),
+            Err(e) => errors.push(Err(format!("spill record: {e}"))),
         }
     }
     if others {
@@ -386,9 +386,10 @@ fn read_bucket(path: &Path, others: bool) -> Vec<Result<Item, String>> {
                 origin: "bulk export (resources without a patient)".into(),
             }));
         }
+        items.extend(errors);
         return items;
     }
-    by_patient
+    let mut items: Vec<Result<Item, String>> = by_patient
         .into_iter()
         .map(|(patient, resources)| {
             Ok(Item {
@@ -397,7 +398,9 @@ fn read_bucket(path: &Path, others: bool) -> Vec<Result<Item, String>> {
                 origin: "bulk export".into(),
             })
         })
-        .collect()
+        .collect();
+    items.extend(errors);
+    items
 }
 
 fn resource_patient(resource: &Value) -> Option<String> {

@@ -48,12 +48,22 @@ impl Scope {
     }
 }
 
-/// Maps FHIR Patient ids to internal keys (unknown ids are ignored).
+/// Maps FHIR Patient ids to internal keys (unknown ids are ignored). Patient ids are unique
+/// within a source system: `123` names the patient of the default source (messages without
+/// `meta.source`), `https://ehr-b.example/fhir|123` the one of that source. An unqualified id
+/// never reaches a patient of another source.
 pub async fn patient_keys(pool: &PgPool, fhir_ids: &[String]) -> Result<Vec<i64>, StoreError> {
+    let (sources, ids): (Vec<&str>, Vec<&str>) = fhir_ids
+        .iter()
+        .map(|id| id.rsplit_once('|').unwrap_or(("", id.as_str())))
+        .unzip();
     let rows = sqlx::query_scalar::<_, i64>(
-        "SELECT patient_key FROM patients WHERE fhir_id = ANY($1) ORDER BY patient_key",
+        "SELECT p.patient_key FROM patients p
+         JOIN UNNEST($1::text[], $2::text[]) AS q(source, fhir_id) USING (source, fhir_id)
+         ORDER BY p.patient_key",
     )
-    .bind(fhir_ids)
+    .bind(&sources)
+    .bind(&ids)
     .fetch_all(pool)
     .await?;
     Ok(rows)

@@ -244,7 +244,7 @@ async fn handle(
         Retried::Done(sealed) => sealed,
         Retried::Interrupted => return Ok(false),
         Retried::Fatal(e) => return Err(e.into()),
-        Retried::Refused(e) => {
+        Retried::Refused(e) | Retried::GaveUp(e) => {
             // This query fails every time: dead-letter it and go on with the next one.
             tracing::warn!(
                 partition,

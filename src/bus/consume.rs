@@ -8,7 +8,8 @@
 //! partitions, and one that hangs for longer loses them. **The watchdog** ticks while the loop
 //! waits for messages: a worker that has owned no partition, or that has made no progress while
 //! its partitions have messages waiting (lag read from the broker's watermarks), says so in the
-//! log, turns `/readyz` to 503, and after `--stall-timeout-secs` stops with an error, so that the
+//! log, turns `/readyz` to 503, and after `--stall-timeout-secs` (kept above the longest message,
+//! which a rebalance may wait for) stops with an error, so that the
 //! process exits non-zero and its supervisor restarts it with a fresh consumer. Some brokers
 //! report wrong watermarks (tansu's "latest" offset): a lag it cannot read is taken as none, so
 //! the watchdog can miss a stall there but never invents one.
@@ -66,7 +67,9 @@ pub struct LoopSettings {
 pub struct WatchdogConfig {
     /// Stop the worker (exit non-zero) after this many seconds without a partition, or without
     /// progress while its partitions have messages waiting; it turns unready after a third of it.
-    #[arg(long, env = "FHIR_RAG_STALL_TIMEOUT_SECS", default_value_t = 300)]
+    /// Kept above --max-message-secs: during a rebalance a worker may wait that long for a busy
+    /// member to finish its message before partitions are handed out.
+    #[arg(long, env = "FHIR_RAG_STALL_TIMEOUT_SECS", default_value_t = 1200)]
     pub stall_timeout_secs: u64,
     /// The longest one message may take, in seconds: a worker that does not come back for the
     /// next message within it leaves its consumer group (`max.poll.interval.ms`).
@@ -77,6 +80,19 @@ pub struct WatchdogConfig {
 impl LoopSettings {
     /// Settings for `worker` on `topic` in `group`, with the bus's watchdog settings.
     pub fn new(worker: &'static str, group: &str, topic: &str, bus: &BusConfig) -> Self {
+        let w = bus.watchdog;
+        let stall_secs = if w.stall_timeout_secs <= w.max_message_secs {
+            let raised = w.max_message_secs + w.max_message_secs / 2 + 1;
+            tracing::warn!(
+                stall_timeout_secs = w.stall_timeout_secs,
+                max_message_secs = w.max_message_secs,
+                raised,
+                "the stall timeout must exceed the longest message (a rebalance may wait that long); raised"
+            );
+            raised
+        } else {
+            w.stall_timeout_secs
+        };
         LoopSettings {
             worker,
             group: group.to_string(),
@@ -84,7 +100,7 @@ impl LoopSettings {
             stop_after_idle: None,
             stop_after_messages: None,
             max_message: Duration::from_secs(bus.watchdog.max_message_secs),
-            stall_timeout: Duration::from_secs(bus.watchdog.stall_timeout_secs.max(3)),
+            stall_timeout: Duration::from_secs(stall_secs.max(3)),
         }
     }
 }

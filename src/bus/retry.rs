@@ -41,9 +41,12 @@ impl Default for RetryPolicy {
 pub enum Retried<T, E> {
     /// It succeeded.
     Done(T),
-    /// It can never succeed on this message (permanent, or transient and out of attempts):
-    /// dead-letter it.
+    /// It can never succeed on this message (a permanent error): dead-letter it (or the part
+    /// of it that fails).
     Refused(E),
+    /// A transient failure outlasted the attempts: not the data's fault; dead-letter the
+    /// message whole, for a replay.
+    GaveUp(E),
     /// The process cannot go on.
     Fatal(E),
     /// Shutdown was requested while waiting to retry: leave the offset uncommitted.
@@ -85,7 +88,7 @@ impl RetryPolicy {
                     if transient_failures >= self.retry_max_attempts.max(1) {
                         tracing::warn!(error = %error, attempts = transient_failures,
                             "transient failure persisted; giving up on this message");
-                        return Retried::Refused(error);
+                        return Retried::GaveUp(error);
                     }
                 }
                 Disposition::Unavailable => {}
@@ -174,7 +177,7 @@ mod tests {
         assert_eq!((retries, calls), (0, 1));
         // Transient: bounded.
         let (outcome, retries, calls) = run_with(fast(3), vec![Transient; 10]).await;
-        assert!(matches!(outcome, Retried::Refused(_)));
+        assert!(matches!(outcome, Retried::GaveUp(_)));
         assert_eq!((retries, calls), (2, 3));
         // Transient that clears in time.
         let (outcome, _, _) = run_with(fast(3), vec![Transient, Transient]).await;
@@ -198,8 +201,13 @@ mod tests {
         assert_eq!(d("53300"), Disposition::Transient);
         // string_data_right_truncation, program_limit_exceeded (tsvector too long),
         // character_not_in_repertoire (NUL), undefined_table, internal_error.
-        for code in ["22001", "54000", "22021", "42P01", "XX000", "0A000", ""] {
+        for code in ["22001", "54000", "22021", "23514", "0A000", ""] {
             assert_eq!(d(code), Disposition::Permanent, "{code}");
         }
+        // The schema or the server, not the data: stop rather than dead-letter the stream.
+        for code in ["42P01", "42501", "XX000"] {
+            assert_eq!(d(code), Disposition::Fatal, "{code}");
+        }
+        assert_eq!(d("58030"), Disposition::Unavailable);
     }
 }

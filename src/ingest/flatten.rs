@@ -184,29 +184,26 @@ impl Flattened {
         Some((left, right))
     }
 
-    /// What a one-piece message holds, by type and id (no content), for dead-letter reasons.
+    /// What a one-piece message holds, by kind and type only (ids may identify a patient; dead
+    /// letters carry kinds and positions, never data), for dead-letter reasons.
     pub fn describe(&self) -> String {
         let mut out: Vec<String> = Vec::new();
         out.extend(
             self.retractions
                 .iter()
-                .map(|r| format!("retraction of {}/{}", r.resource_type, r.resource_id)),
+                .map(|r| format!("retraction of a {}", r.resource_type)),
         );
         out.extend(
             self.patients
                 .iter()
-                .map(|p| format!("Patient/{} (demographics)", p.fhir_id)),
+                .map(|_| "a patient's demographics".to_string()),
         );
         out.extend(
             self.parties
                 .iter()
-                .map(|p| format!("{}/{}", p.resource_type, p.fhir_id)),
+                .map(|p| format!("a {}", p.resource_type)),
         );
-        out.extend(
-            self.facts
-                .iter()
-                .map(|f| format!("{}/{}", f.resource_type, f.resource_id)),
-        );
+        out.extend(self.facts.iter().map(|f| format!("a {}", f.resource_type)));
         out.join(", ")
     }
 
@@ -297,16 +294,17 @@ pub fn flatten_parsed(parsed: &super::parse::ParsedBundle, free_text: FreeText) 
     out.retractions
         .extend(parsed.deletions.iter().map(|d| Retraction {
             resource_type: d.resource_type.clone(),
-            resource_id: d.id.clone(),
+            resource_id: storable_id(d.id.clone()),
             reason: RetractionReason::Deleted,
         }));
     out.source = parsed.source.clone().unwrap_or_default();
     out
 }
 
-/// What a tombstone (a message with a key and no value) means: the patient the key names is
-/// erased. Keys are patient ids (`123`) or references (`Patient/123`).
-pub fn tombstone(key: &str) -> Option<Flattened> {
+/// What a tombstone (a message with a key and no value) means: the patient the key names, in
+/// `source` (the `fhir-source` header; none: the default source), is erased. Keys are patient
+/// ids (`123`) or references (`Patient/123`).
+pub fn tombstone(key: &str, source: &str) -> Option<Flattened> {
     let id = patient_id_from_reference(key).unwrap_or_else(|| key.trim().to_string());
     if id.is_empty() {
         return None;
@@ -318,6 +316,7 @@ pub fn tombstone(key: &str) -> Option<Flattened> {
             resource_id: id,
             reason: RetractionReason::Tombstone,
         }],
+        source: source.to_string(),
         ..Flattened::default()
     })
 }
@@ -481,6 +480,9 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
 
 fn content_id(fact: &Fact) -> String {
     let mut hasher = Sha256::new();
+    // The patient too: two patients' identical id-less resources are two facts.
+    hasher.update(fact.patient.as_bytes());
+    hasher.update([0]);
     hasher.update(fact.resource_type.as_bytes());
     hasher.update([0]);
     hasher.update(fact.sentences.as_bytes());
@@ -1428,10 +1430,10 @@ mod tests {
         assert_eq!(parsed.rejected.len(), 1);
         assert!(parsed.rejected[0].reason.contains("conditional DELETE"));
         // A tombstone names the patient to erase.
-        let t = tombstone("Patient/p9").unwrap();
+        let t = tombstone("Patient/p9", "").unwrap();
         assert_eq!(t.retractions[0].resource_type, "Patient");
         assert_eq!(t.retractions[0].resource_id, "p9");
-        assert!(tombstone("  ").is_none());
+        assert!(tombstone("  ", "").is_none());
     }
 
     #[test]
@@ -1482,7 +1484,7 @@ mod tests {
         one.patients.clear();
         one.parties.clear();
         assert!(one.split().is_none());
-        assert!(one.describe().contains('/'));
+        assert!(one.describe().starts_with("a "));
     }
 
     fn synthea_sample() -> Flattened {

@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rdkafka::message::{BorrowedMessage, Message};
+use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::producer::FutureProducer;
 use serde::Serialize;
 use tokio::sync::watch;
@@ -102,6 +102,11 @@ pub struct IngestReport {
     pub retries: u64,
     /// Resources parsed.
     pub resources: u64,
+    /// Valid resources of types this store does not flatten (Claim, Encounter, Provenance…),
+    /// counted by type: read, not stored.
+    pub not_flattened: std::collections::BTreeMap<String, u64>,
+    /// Resources whose subject is not a patient, or is missing: not stored.
+    pub without_patient: u64,
     /// Sum of the store outcomes.
     pub store: ApplyOutcome,
 }
@@ -276,6 +281,13 @@ async fn handle(
         }
     };
     report.resources += parsed.entries.len() as u64;
+    for (resource_type, n) in &parsed.skipped {
+        *report
+            .not_flattened
+            .entry(resource_type.clone())
+            .or_default() += *n as u64;
+    }
+    report.without_patient += flattened.without_patient as u64;
 
     // Store under the retry policy; when the database refuses the message, store what it
     // accepts entry by entry.
@@ -291,6 +303,12 @@ async fn handle(
     if !stored.refused.is_empty() {
         reasons.push(refused_reason(&stored.refused));
     }
+    if let Some(e) = &stored.gave_up {
+        reasons.push(format!(
+            "a transient failure outlasted {} attempts: {e}",
+            config.retry.retry_max_attempts
+        ));
+    }
     if reasons.is_empty() {
         if flattened.facts.is_empty()
             && flattened.patients.is_empty()
@@ -303,7 +321,9 @@ async fn handle(
         }
     } else {
         let kept_something = stored.kept > 0;
-        let error_kind = if stored.refused.is_empty() {
+        let error_kind = if stored.gave_up.is_some() {
+            "transient_exhausted"
+        } else if stored.refused.is_empty() {
             "entries_rejected"
         } else {
             "database"
@@ -347,6 +367,9 @@ async fn handle(
     Ok(true)
 }
 
+/// The header naming a tombstone's source system.
+pub const SOURCE_HEADER: &str = "fhir-source";
+
 /// A key without a value: the patient the key names is erased from the store (facts,
 /// documents, chunks; the vault stays for the guard).
 async fn handle_tombstone(
@@ -357,7 +380,20 @@ async fn handle_tombstone(
 ) -> Result<bool, IngestError> {
     let (partition, offset) = (message.partition(), message.offset());
     let key = message.key().and_then(|k| std::str::from_utf8(k).ok());
-    let Some(flattened) = key.and_then(tombstone) else {
+    // The source system of the patient to erase: the `fhir-source` header (a tombstone has no
+    // body to declare it); none means the default source.
+    let source = message
+        .headers()
+        .and_then(|headers| {
+            headers
+                .iter()
+                .find(|h| h.key == SOURCE_HEADER)
+                .and_then(|h| h.value)
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    let Some(flattened) = key.and_then(|k| tombstone(k, &source)) else {
         tracing::warn!(
             partition,
             offset,
@@ -392,6 +428,9 @@ struct Stored {
     kept: usize,
     /// Pieces the database refused, with its reason.
     refused: Vec<(String, String)>,
+    /// The transient failure that outlasted the retries, if one did (the rest of the message
+    /// was not attempted).
+    gave_up: Option<String>,
 }
 
 /// Stores `flattened` under the retry policy. When the database refuses it (a permanent error),
@@ -413,6 +452,7 @@ async fn store_with_policy(
         outcome: ApplyOutcome::default(),
         kept: 0,
         refused: Vec::new(),
+        gave_up: None,
     };
     let mut pending = vec![flattened.clone()];
     while let Some(part) = pending.pop() {
@@ -432,6 +472,12 @@ async fn store_with_policy(
             }
             Retried::Interrupted => return Ok(None),
             Retried::Fatal(e) => return Err(e.into()),
+            Retried::GaveUp(e) => {
+                // A passing condition that did not pass: not this data's fault, so the message
+                // is not cut up; it goes to the dead-letter topic whole, for a replay.
+                stored.gave_up = Some(e.to_string());
+                return Ok(Some(stored));
+            }
             Retried::Refused(e) => match part.split() {
                 Some((left, right)) => {
                     pending.push(right);

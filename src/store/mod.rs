@@ -102,6 +102,11 @@ pub fn sqlstate_disposition(code: &str) -> Disposition {
         // full, out of memory, too many connections)
         "40001" | "40P01" | "55P03" => Disposition::Transient,
         c if c.starts_with("53") => Disposition::Transient,
+        // system error (I/O) on the server
+        c if c.starts_with("58") => Disposition::Unavailable,
+        // a missing table or column, a privilege, an internal error: the schema, the role or
+        // the server is wrong, for every message alike; stop rather than dead-letter them all
+        c if c.starts_with("42") || c.starts_with("XX") => Disposition::Fatal,
         _ => Disposition::Permanent,
     }
 }

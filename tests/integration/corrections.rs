@@ -200,6 +200,14 @@ async fn corrections_retract_move_and_rebuild_documents() {
         .await
         .unwrap();
     assert_eq!(patients, 2);
+    // A requester's patient list reaches only the source it names (unqualified: the default).
+    use fhir_rag::answer::search::patient_keys;
+    let default = patient_keys(&pool, &["pa".to_string()]).await.unwrap();
+    let other = patient_keys(&pool, &["https://ehr-b.example.org/fhir|pa".to_string()])
+        .await
+        .unwrap();
+    assert_eq!((default.len(), other.len()), (1, 1));
+    assert_ne!(default, other);
 
     // 4. A tombstone for pb erases pb's facts and documents; pa is untouched.
     run.publish_tombstone("pb").await;
@@ -297,7 +305,15 @@ async fn corrections_retract_move_and_rebuild_documents() {
     assert_eq!(letters.len(), 1);
     assert_eq!(letters[0].kind(), "database");
     assert_eq!(letters[0].headers["fhir-rag-disposition"], "partial");
-    assert!(letters[0].headers["fhir-rag-reason"].contains("Condition/refuse-me"));
+    let reason = &letters[0].headers["fhir-rag-reason"];
+    assert!(
+        reason.contains("1 entries refused") && reason.contains("a Condition"),
+        "{reason}"
+    );
+    assert!(
+        !reason.contains("pc"),
+        "no ids in dead-letter reasons: {reason}"
+    );
 
     // What an operator sees: outcomes, dead letters by kind, readiness; no names in labels.
     let metrics = http_get(&metrics_addr, "/metrics");

@@ -154,7 +154,7 @@ impl Services {
             session_timeout_ms: 6000,
             kafka_options: Vec::new(),
             watchdog: fhir_rag::bus::consume::WatchdogConfig {
-                stall_timeout_secs: 300,
+                stall_timeout_secs: 1200,
                 max_message_secs: 900,
             },
         }
