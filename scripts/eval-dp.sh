@@ -31,13 +31,8 @@ if [ -z "${FHIR_RAG_EVAL_DB:-}" ]; then
 fi
 if ! psql "$base_url" -tAc "SELECT 1 FROM pg_database WHERE datname = '$run'" | grep -q 1; then
     psql "$base_url" -qc "CREATE DATABASE $run" >/dev/null
-    export FHIR_RAG_BUNDLE_TOPIC=fhir.bundles.$run FHIR_RAG_DLQ_TOPIC=fhir.bundles.dlq.$run
-    export FHIR_RAG_INGEST_GROUP=ingest-$run
-    "$bin" topics apply --name-suffix ".$run" >/dev/null
-    "$bin" migrate
-    published=$("$bin" backfill --no-progress "$source_path" | python3 -c 'import json,sys; print(json.load(sys.stdin)["published"])')
-    echo "published $published bundles; ingesting with the $embedder embedder…" >&2
-    "$bin" ingest --stop-after-messages "$published" >/dev/null
+    source scripts/lib/load-archive.sh
+    load_archive "$bin" "$source_path" "$run"
 fi
 "$bin" status
 # Hashed bag-of-words cosines are low (the best document of a patient scores about 0.1 to 0.25):

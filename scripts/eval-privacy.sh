@@ -26,15 +26,11 @@ run=privacy_$(date +%Y%m%d%H%M%S)
 base_url=$FHIR_RAG_DATABASE_URL
 psql "$base_url" -qc "CREATE DATABASE $run" >/dev/null
 export FHIR_RAG_DATABASE_URL=${base_url%/*}/$run
-export FHIR_RAG_BUNDLE_TOPIC=fhir.bundles.$run FHIR_RAG_DLQ_TOPIC=fhir.bundles.dlq.$run
-export FHIR_RAG_INGEST_GROUP=ingest-$run FHIR_RAG_EMBEDDER=$embedder
+export FHIR_RAG_EMBEDDER=$embedder
 trap 'psql "$base_url" -qc "DROP DATABASE IF EXISTS $run WITH (FORCE)" >/dev/null 2>&1 || true' EXIT
 
-"$bin" topics apply --name-suffix ".$run" >/dev/null
-"$bin" migrate
-published=$("$bin" backfill --no-progress "$source_path" | python3 -c 'import json,sys; print(json.load(sys.stdin)["published"])')
-echo "published $published bundles; ingesting with the $embedder embedder…" >&2
-"$bin" ingest --stop-after-messages "$published" >/dev/null
+source scripts/lib/load-archive.sh
+load_archive "$bin" "$source_path" "$run"
 "$bin" status
 
 args=(eval privacy --every 1)
