@@ -36,7 +36,8 @@ if ! psql "$base_url" -tAc "SELECT 1 FROM pg_database WHERE datname = '$run'" | 
 fi
 "$bin" status
 # Hashed bag-of-words cosines are low (the best document of a patient scores about 0.1 to 0.25):
-# the threshold is set for that embedder; 24 voters keep one answer under a minute on 2 cores.
+# the threshold is set for that embedder; 24 voters keep one question (standard RAG, votes
+# without noise, three epsilons) near half a minute on 2 cores.
 similarity=${FHIR_RAG_DP_SIMILARITY:-0.05}
 "$bin" eval dp --llm "gguf://$gguf" --source "$source_path" --dp-similarity "$similarity" \
     --dp-max-voters "${FHIR_RAG_DP_MAX_VOTERS:-24}" "$@"

@@ -192,6 +192,12 @@ fn decoder<'a>(name: &str, reader: impl Read + 'a) -> std::io::Result<Box<dyn Re
     })
 }
 
+/// A whole file's bytes, decompressed by its name's suffix (`.gz`, `.bz2`, `.zst`).
+pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    decompress(name, std::io::BufReader::new(std::fs::File::open(path)?))
+}
+
 fn decompress(name: &str, reader: impl Read) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     decoder(name, reader)?.read_to_end(&mut out)?;

@@ -13,6 +13,9 @@ use crate::config::ModelConfig;
 use crate::ingest::worker::{self, IngestConfig};
 use crate::store::{self, Store, StoreConfig};
 
+/// The 120-patient Synthea archive of `../shared/data`, the benchmarks' default input.
+pub const ARCHIVE: &str = "../shared/data/synthea/blaze-synthea-2.7.0-120p";
+
 /// Settings of `fhir-rag bench ingest`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct IngestBenchConfig {
@@ -26,10 +29,7 @@ pub struct IngestBenchConfig {
     #[command(flatten)]
     pub model: ModelConfig,
     /// Synthea archive to ingest.
-    #[arg(
-        long,
-        default_value = "../shared/data/synthea/blaze-synthea-2.7.0-120p"
-    )]
+    #[arg(long, default_value = ARCHIVE)]
     pub data: PathBuf,
     /// Publish at most this many bundles (default: all).
     #[arg(long)]
@@ -288,10 +288,7 @@ pub struct AnswerBenchConfig {
     #[command(flatten)]
     pub model: ModelConfig,
     /// Synthea archive to load first.
-    #[arg(
-        long,
-        default_value = "../shared/data/synthea/blaze-synthea-2.7.0-120p"
-    )]
+    #[arg(long, default_value = ARCHIVE)]
     pub data: PathBuf,
     /// Load at most this many bundles (default 10: the benchmark measures answering).
     #[arg(long, default_value_t = 10)]
@@ -457,6 +454,7 @@ async fn run_answer(
             llm_timeout_ms: 120_000,
             llm_max_tokens: config.llm_max_tokens,
             llm_temperature: 0.0,
+            llm_dequantize: true,
         };
         let backend = llm.open()?;
         let answer_config = AnswerConfig {
@@ -863,4 +861,327 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
         serde_json::to_string_pretty(&result)? + "\n",
     )?;
     Ok(result)
+}
+
+/// Settings of `fhir-rag bench embed`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct EmbedBenchConfig {
+    /// Embedding model (the benchmark sets its threads, and turns its vector cache off).
+    #[command(flatten)]
+    pub model: ModelConfig,
+    /// Synthea archive whose chunk texts are embedded.
+    #[arg(long, default_value = ARCHIVE)]
+    pub data: PathBuf,
+    /// Chunk texts embedded, taken evenly from all of the archive's chunks.
+    #[arg(long, default_value_t = 1200)]
+    pub texts: usize,
+    /// Rounds of each side, alternating (fhir-rag, reference, fhir-rag, …).
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// CPU threads for both sides (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Python with sentence-transformers (`scripts/bench-embed.sh` makes it); `none` skips the
+    /// reference.
+    #[arg(long, default_value = ".services/st-venv/bin/python")]
+    pub reference_python: String,
+    /// The reference's script.
+    #[arg(long, default_value = "scripts/st_reference.py")]
+    pub reference_script: PathBuf,
+    /// Batch size of the reference (sentence-transformers' default).
+    #[arg(long, default_value_t = 32)]
+    pub reference_batch: usize,
+    /// Where to write the figures.
+    #[arg(long, default_value = "docs/results/bench-embed.json")]
+    pub output: PathBuf,
+}
+
+/// The figures of one embedding benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbedBenchResult {
+    /// When it ran (UTC).
+    pub date: String,
+    /// Cores the machine has.
+    pub cores: usize,
+    /// The CPU, as /proc/cpuinfo names it.
+    pub cpu: String,
+    /// Embedding model.
+    pub model: String,
+    /// How fhir-rag was built: `mkl` (Intel MKL matrix products) or `gemm` (candle's default).
+    pub build: String,
+    /// Texts embedded per round.
+    pub texts: usize,
+    /// Tokens of those texts (unpadded, special tokens included, as the model reads them).
+    pub tokens: u64,
+    /// Threads of each side.
+    pub threads: usize,
+    /// Rounds of each side.
+    pub rounds: usize,
+    /// Seconds of each fhir-rag round (the embedding service: batching, tokenizing, model).
+    pub fhir_rag_s: Vec<f64>,
+    /// Seconds of each reference round (`SentenceTransformer.encode`, model loaded).
+    pub sentence_transformers_s: Vec<f64>,
+    /// Tokens per second of fhir-rag's median round.
+    pub fhir_rag_tokens_per_s: f64,
+    /// Tokens per second of the reference's median round.
+    pub sentence_transformers_tokens_per_s: Option<f64>,
+    /// fhir-rag over the reference.
+    pub ratio: Option<f64>,
+    /// Smallest cosine of fhir-rag's vector and the reference's, over the texts.
+    pub min_cosine_vs_reference: Option<f64>,
+    /// Mean of those cosines.
+    pub mean_cosine_vs_reference: Option<f64>,
+    /// What the reference said about itself (versions, threads, load time).
+    pub reference: Option<serde_json::Value>,
+    /// Peak resident memory of fhir-rag, MiB.
+    pub peak_rss_mb: f64,
+}
+
+/// Every chunk text the ingest would embed for the archive at `data`, in a fixed order (the
+/// pure stages: parse, flatten, documents, chunks at the model's budget).
+pub fn archive_chunks(
+    data: &std::path::Path,
+    counter: &crate::embed::TokenCounter,
+    max_tokens: usize,
+) -> anyhow::Result<Vec<String>> {
+    let mut messages = Vec::new();
+    for file in backfill::list_files(data)? {
+        messages.push(backfill::read_file(&file)?);
+    }
+    let documents = crate::ingest::documents::expected_documents(&messages);
+    let budget = max_tokens.saturating_sub(2).max(16);
+    Ok(documents
+        .values()
+        .flat_map(|d| crate::ingest::documents::chunk(d, budget, |t| counter.count(t)))
+        .collect())
+}
+
+/// `wanted` items spread evenly over `items` (all of them when there are fewer).
+fn spread<T: Clone>(items: &[T], wanted: usize) -> Vec<T> {
+    if items.len() <= wanted || wanted == 0 {
+        return items.to_vec();
+    }
+    (0..wanted)
+        .map(|i| items[i * items.len() / wanted].clone())
+        .collect()
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// One reference round: the script's JSON line and its vectors.
+fn reference_round(
+    config: &EmbedBenchConfig,
+    texts_file: &std::path::Path,
+    threads: usize,
+    vectors_file: &std::path::Path,
+) -> anyhow::Result<(serde_json::Value, Vec<f32>)> {
+    let output = std::process::Command::new(&config.reference_python)
+        .arg(&config.reference_script)
+        .arg(texts_file)
+        .arg(&config.model.model_dir)
+        .arg(threads.to_string())
+        .arg(config.reference_batch.to_string())
+        .arg(vectors_file)
+        .env("HF_HUB_OFFLINE", "1")
+        .env("TRANSFORMERS_OFFLINE", "1")
+        .env("OMP_NUM_THREADS", threads.to_string())
+        .env("MKL_NUM_THREADS", threads.to_string())
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", config.reference_python))?;
+    if !output.status.success() {
+        anyhow::bail!(
+            "the reference failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .rev()
+                .take(5)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+    }
+    let line = String::from_utf8_lossy(&output.stdout);
+    let figures: serde_json::Value = serde_json::from_str(
+        line.lines()
+            .last()
+            .ok_or_else(|| anyhow::anyhow!("the reference printed nothing"))?,
+    )?;
+    let bytes = std::fs::read(vectors_file)?;
+    let vectors = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    Ok((figures, vectors))
+}
+
+/// Runs the embedding benchmark: fhir-rag's embedding service and sentence-transformers on the
+/// same chunk texts, alternating rounds, the same threads; writes the figures to `output`.
+pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult> {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let threads = if config.threads == 0 {
+        cores
+    } else {
+        config.threads
+    };
+    let mut model = config.model.clone();
+    model.embed_threads = threads;
+    model.embed_cache = 0;
+    let service = model.start()?;
+    let info = service.info().clone();
+    let all = archive_chunks(&config.data, service.token_counter(), info.max_tokens)?;
+    let texts = spread(&all, config.texts);
+    anyhow::ensure!(
+        !texts.is_empty(),
+        "no chunk texts in {}",
+        config.data.display()
+    );
+    let tokens: u64 = texts
+        .iter()
+        .map(|t| (service.token_counter().count(t) + 2).min(info.max_tokens) as u64)
+        .sum();
+    eprintln!(
+        "[bench embed] {} of the archive's {} chunk texts, {tokens} tokens, {threads} threads",
+        texts.len(),
+        all.len()
+    );
+    let work = tempfile::tempdir()?;
+    let texts_file = work.path().join("texts.jsonl");
+    let mut lines = String::new();
+    for t in &texts {
+        lines.push_str(&serde_json::to_string(t)?);
+        lines.push('\n');
+    }
+    std::fs::write(&texts_file, lines)?;
+    let vectors_file = work.path().join("reference.f32");
+    let with_reference = config.reference_python != "none";
+
+    // Warm-up: the first batch pays for page faults and thread pools.
+    service
+        .embed(texts.iter().take(32).cloned().collect())
+        .await?;
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let mut our_vectors = Vec::new();
+    let mut reference = None;
+    let mut reference_vectors = Vec::new();
+    for round in 0..config.rounds.max(1) {
+        let started = Instant::now();
+        our_vectors = service.embed(texts.clone()).await?;
+        ours.push(started.elapsed().as_secs_f64());
+        eprintln!(
+            "[bench embed] round {}: fhir-rag {:.2} s ({:.0} tokens/s)",
+            round + 1,
+            ours[round],
+            tokens as f64 / ours[round]
+        );
+        if with_reference {
+            let (figures, vectors) = reference_round(config, &texts_file, threads, &vectors_file)?;
+            let seconds = figures["seconds"].as_f64().unwrap_or(f64::NAN);
+            theirs.push(seconds);
+            eprintln!(
+                "[bench embed] round {}: sentence-transformers {seconds:.2} s ({:.0} tokens/s)",
+                round + 1,
+                tokens as f64 / seconds
+            );
+            reference = Some(figures);
+            reference_vectors = vectors;
+        }
+    }
+    let (min_cosine, mean_cosine) = if with_reference {
+        let dimension = our_vectors.first().map(Vec::len).unwrap_or(0);
+        anyhow::ensure!(
+            dimension > 0 && reference_vectors.len() == dimension * texts.len(),
+            "the reference returned {} numbers for {} texts of dimension {dimension}",
+            reference_vectors.len(),
+            texts.len()
+        );
+        let cosines: Vec<f64> = our_vectors
+            .iter()
+            .zip(reference_vectors.chunks_exact(dimension))
+            .map(|(a, b)| crate::embed::cosine(a, b) as f64)
+            .collect();
+        (
+            Some(cosines.iter().copied().fold(f64::INFINITY, f64::min)),
+            Some(cosines.iter().sum::<f64>() / cosines.len() as f64),
+        )
+    } else {
+        (None, None)
+    };
+    let ours_rate = tokens as f64 / median(&ours);
+    let theirs_rate = (!theirs.is_empty()).then(|| tokens as f64 / median(&theirs));
+    let result = EmbedBenchResult {
+        date: chrono::Utc::now().to_rfc3339(),
+        cores,
+        cpu: cpu_name(),
+        model: info.name.clone(),
+        build: if cfg!(feature = "mkl") { "mkl" } else { "gemm" }.into(),
+        texts: texts.len(),
+        tokens,
+        threads,
+        rounds: ours.len(),
+        fhir_rag_s: ours,
+        sentence_transformers_s: theirs,
+        fhir_rag_tokens_per_s: ours_rate,
+        sentence_transformers_tokens_per_s: theirs_rate,
+        ratio: theirs_rate.map(|t| ours_rate / t),
+        min_cosine_vs_reference: min_cosine,
+        mean_cosine_vs_reference: mean_cosine,
+        reference,
+        peak_rss_mb: resident_mb("VmHWM:"),
+    };
+    if let Some(dir) = config.output.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(
+        &config.output,
+        serde_json::to_string_pretty(&result)? + "\n",
+    )?;
+    Ok(result)
+}
+
+#[cfg(test)]
+mod embed_bench_tests {
+    use super::*;
+
+    #[test]
+    fn spread_takes_evenly_and_median_is_the_middle() {
+        let items: Vec<usize> = (0..10).collect();
+        assert_eq!(spread(&items, 5), vec![0, 2, 4, 6, 8]);
+        assert_eq!(spread(&items, 20), items);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn the_archive_chunks_are_what_the_ingest_would_embed() {
+        let counter = crate::embed::TokenCounter::new(|t| t.split_whitespace().count());
+        let chunks = archive_chunks(std::path::Path::new("sample/synthea"), &counter, 128).unwrap();
+        assert!(chunks.len() > 50, "{}", chunks.len());
+        assert!(chunks
+            .iter()
+            .all(|c| c.split_whitespace().count() <= 126 + 8));
+        // The same archive gives the same texts in the same order.
+        let again = archive_chunks(std::path::Path::new("sample/synthea"), &counter, 128).unwrap();
+        assert_eq!(chunks, again);
+    }
 }

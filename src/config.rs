@@ -186,6 +186,9 @@ pub enum BenchCommand {
     Answer(crate::bench::AnswerBenchConfig),
     /// The privacy guard over a vault of a million synthetic values: time per answer, memory.
     Guard(crate::bench::GuardBenchConfig),
+    /// The embedder against sentence-transformers on the same chunk texts of an archive,
+    /// alternating rounds, the same threads: tokens per second and the vectors' agreement.
+    Embed(crate::bench::EmbedBenchConfig),
 }
 
 /// Which embedder runs.
@@ -244,7 +247,10 @@ impl ModelConfig {
     pub fn start(&self) -> Result<EmbeddingService, EmbedError> {
         if self.embed_threads > 0 {
             // candle's CPU kernels size their pool from this; it must be set before first use.
-            std::env::set_var("RAYON_NUM_THREADS", self.embed_threads.to_string());
+            // MKL (the `mkl` build) sizes its OpenMP pool from the other two.
+            for variable in ["RAYON_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"] {
+                std::env::set_var(variable, self.embed_threads.to_string());
+            }
         }
         let model: Box<dyn crate::embed::Embedder> = match self.embedder {
             EmbedderKind::Bert => Box::new(BertEmbedder::load(

@@ -203,6 +203,13 @@ async fn run(command: Command) -> anyhow::Result<()> {
             println!("written to {}", config.output.display());
         }
         Command::Bench {
+            which: BenchCommand::Embed(config),
+        } => {
+            let result = bench::embed(&config).await?;
+            println!("{}", serde_json::to_string_pretty(&result)?);
+            println!("written to {}", config.output.display());
+        }
+        Command::Bench {
             which: BenchCommand::Answer(config),
         } => {
             let result = bench::answer(&config).await?;

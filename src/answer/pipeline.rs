@@ -450,12 +450,148 @@ pub fn subsample(voters: &mut Vec<search::Voter>, most: usize, noise: &mut Noise
     voters.truncate(keep);
 }
 
-/// Each voter's context: its documents, dates generalized to months.
-pub fn voter_contexts(voters: &[search::Voter]) -> Vec<String> {
+/// Each voter's context: its documents, one short line per fact (see [`compact_fact`]), the
+/// facts of the kind the question asks about first (so that the cut at `--dp-context-tokens`
+/// keeps them), dates generalized to months. The order depends on the question's words only.
+pub fn voter_contexts(voters: &[search::Voter], question: &str) -> Vec<String> {
+    let asked = asked_kind(question);
     voters
         .iter()
-        .map(|v| crate::text::dates::generalize_to_months(&v.texts.join("\n")))
+        .map(|v| {
+            let mut lines: Vec<String> = v
+                .texts
+                .iter()
+                .flat_map(|t| t.lines())
+                .filter_map(compact_fact)
+                .collect();
+            if let Some(kind) = asked {
+                lines.sort_by_key(|l| !l.starts_with(kind));
+            }
+            crate::text::dates::generalize_to_months(&lines.join("\n"))
+        })
         .collect()
+}
+
+/// One fact line of a document as a voter reads it: what the fact is and its value, without
+/// the statuses and categories that fill most of a document's tokens ("Condition is
+/// Hypertension. Clinical status is active. …" → "Condition: Hypertension"; "Category is
+/// vital-signs. Code is Body Weight. Value is 67.6 kg." → "Body Weight: 67.6 kg"). A voter's
+/// context is cut at `--dp-context-tokens`; this lets it hold several times more facts, and
+/// a small model copies an item name from a short line far more reliably than from a long one.
+/// Lines that are empty after that are dropped.
+pub fn compact_fact(line: &str) -> Option<String> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with("Summary of ") {
+        return None;
+    }
+    let sentences: Vec<&str> = line
+        .split(". ")
+        .map(|s| s.trim().trim_end_matches('.'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    fn field(s: &str) -> Option<(&str, &str)> {
+        s.split_once(" is ").map(|(k, v)| (k.trim(), v.trim()))
+    }
+    let compact = match sentences.first().and_then(|s| field(s)) {
+        Some(("Category", _)) => {
+            // An observation: "Code is X. Value is Y." or its components "X is Y".
+            let rest: Vec<String> = sentences[1..]
+                .iter()
+                .filter_map(|s| field(s))
+                .filter(|(k, _)| *k != "Status" && *k != "Interpretation")
+                .map(|(k, v)| match k {
+                    "Code" | "Value" => v.to_string(),
+                    _ => format!("{k} {v}"),
+                })
+                .collect();
+            rest.join(": ")
+        }
+        Some((kind, value)) => format!("{kind}: {value}"),
+        None => sentences.first().copied().unwrap_or_default().to_string(),
+    };
+    (!compact.is_empty()).then_some(compact)
+}
+
+/// What a question asks for, from its words: the answer's lead and the record lines of that
+/// kind (as [`compact_fact`] writes them).
+const ASKED: [(&[&str], &str, &str); 6] = [
+    (
+        &[
+            "medication",
+            "medications",
+            "medicine",
+            "drug",
+            "drugs",
+            "prescribed",
+            "take",
+            "takes",
+        ],
+        "Medication:",
+        "Medication:",
+    ),
+    (
+        &[
+            "vaccine",
+            "vaccines",
+            "vaccination",
+            "immunization",
+            "immunizations",
+            "immunized",
+        ],
+        "Vaccine:",
+        "Immunization:",
+    ),
+    (
+        &[
+            "procedure",
+            "procedures",
+            "surgery",
+            "operation",
+            "undergo",
+            "undergoes",
+        ],
+        "Procedure:",
+        "Procedure:",
+    ),
+    (
+        &["allergy", "allergies", "allergic"],
+        "Allergy:",
+        "Allergy:",
+    ),
+    (
+        &[
+            "condition",
+            "conditions",
+            "diagnosis",
+            "diagnoses",
+            "disease",
+            "diseases",
+        ],
+        "Condition:",
+        "Condition:",
+    ),
+    (&["plan", "plans", "careplan"], "Care plan:", "Care plan:"),
+];
+
+fn asked(question: &str) -> Option<&'static (&'static [&'static str], &'static str, &'static str)> {
+    let words = crate::text::words(question);
+    ASKED
+        .iter()
+        .find(|(keys, _, _)| words.iter().any(|w| keys.contains(&w.as_str())))
+}
+
+fn asked_kind(question: &str) -> Option<&'static str> {
+    asked(question).map(|(_, _, kind)| *kind)
+}
+
+/// The public start of every voter's answer, from the question's words alone (so it costs no
+/// privacy): "Medication:" for a question about medications, and so on; "Answer:" otherwise.
+/// A small model that must continue "Medication:" names one, where left alone it spends its
+/// few charged tokens on "The patient with …".
+pub fn answer_lead(question: &str) -> &'static str {
+    asked(question)
+        .map(|(_, lead, _)| *lead)
+        .unwrap_or("Answer:")
 }
 
 /// What the voters of a DP text answer are told.
@@ -924,7 +1060,7 @@ impl AnswerEngine {
         // noise, independent of who the voters are).
         subsample(&mut voters, settings.dp_max_voters, noise);
         draft.patients.extend(voters.iter().map(|v| v.patient_key));
-        let contexts = voter_contexts(&voters);
+        let contexts = voter_contexts(&voters, &query.question);
         if !self.take_llm_call().await {
             self.busy(draft);
             return Ok(0.0);
@@ -936,6 +1072,7 @@ impl AnswerEngine {
             question: query.question.clone(),
             contexts,
             max_context_tokens: settings.dp_context_tokens,
+            lead: answer_lead(&query.question).into(),
             max_tokens: settings.dp_max_tokens,
             choosers: vec![Box::new(VoteChooser::new(
                 settings.dp_vote_temperature,
@@ -969,9 +1106,10 @@ impl AnswerEngine {
             draft.status = Some(AnswerStatus::Answered);
             draft.answer = format!(
                 "Private answer (differential privacy, ε = {}; voted by the records of about {} \
-                 patients): {}",
+                 patients): {} {}",
                 format_epsilon(cost.epsilon),
                 noisy_voters.round().max(0.0),
+                answer_lead(&query.question),
                 text.trim()
             );
         }
@@ -1240,5 +1378,66 @@ impl AnswerEngine {
         .execute(self.store.pool())
         .await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn voters_read_one_short_line_per_fact() {
+        let compact = |l| compact_fact(l);
+        assert_eq!(
+            compact(
+                "Condition is Essential hypertension (disorder). Clinical status is active. \
+                 Verification status is confirmed. Onset on 2015-11-18."
+            )
+            .as_deref(),
+            Some("Condition: Essential hypertension (disorder)")
+        );
+        assert_eq!(
+            compact("Category is vital-signs. Code is Body Weight. Value is 67.6 kg.").as_deref(),
+            Some("Body Weight: 67.6 kg")
+        );
+        assert_eq!(
+            compact(
+                "Category is vital-signs. Code is Blood Pressure. Diastolic Blood Pressure is 79 \
+                 mm[Hg]. Systolic Blood Pressure is 129 mm[Hg]."
+            )
+            .as_deref(),
+            Some("Blood Pressure: Diastolic Blood Pressure 79 mm[Hg]: Systolic Blood Pressure 129 mm[Hg]")
+        );
+        assert_eq!(
+            compact("Medication is Amlodipine 2.5 MG Oral Tablet. Status is active.").as_deref(),
+            Some("Medication: Amlodipine 2.5 MG Oral Tablet")
+        );
+        assert_eq!(
+            compact("Record of 2012-07-04.").as_deref(),
+            Some("Record of 2012-07-04")
+        );
+        assert_eq!(compact("Summary of the patient's record."), None);
+        assert_eq!(compact("   "), None);
+    }
+
+    #[test]
+    fn the_answer_lead_comes_from_the_question_alone() {
+        assert_eq!(
+            answer_lead("What medication do patients with hypertension take?"),
+            "Medication:"
+        );
+        assert_eq!(
+            answer_lead("Which vaccine do patients with asthma receive?"),
+            "Vaccine:"
+        );
+        assert_eq!(
+            answer_lead("What procedure do patients with covid-19 undergo?"),
+            "Procedure:"
+        );
+        assert_eq!(
+            answer_lead("What other condition do patients with fever have?"),
+            "Condition:"
+        );
+        assert_eq!(answer_lead("How are patients with gout doing?"), "Answer:");
     }
 }

@@ -322,10 +322,10 @@ pub struct DpConfig {
     #[arg(long, env = "FHIR_RAG_DP_DOCUMENTS_PER_VOTER", default_value_t = 2)]
     pub dp_documents_per_voter: usize,
     /// Tokens of one voter's context at most.
-    #[arg(long, env = "FHIR_RAG_DP_CONTEXT_TOKENS", default_value_t = 160)]
+    #[arg(long, env = "FHIR_RAG_DP_CONTEXT_TOKENS", default_value_t = 96)]
     pub dp_context_tokens: usize,
     /// Tokens a DP text answer may have (each is charged).
-    #[arg(long, env = "FHIR_RAG_DP_MAX_TOKENS", default_value_t = 8)]
+    #[arg(long, env = "FHIR_RAG_DP_MAX_TOKENS", default_value_t = 6)]
     pub dp_max_tokens: usize,
     /// Softmax temperature of each voter's distribution (0: each voter votes for its arg max).
     #[arg(long, env = "FHIR_RAG_DP_VOTE_TEMPERATURE", default_value_t = 0.0)]

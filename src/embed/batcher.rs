@@ -8,7 +8,7 @@
 //! reaches the Kafka consumer instead of memory. Texts whose caller went away are skipped.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -119,11 +119,16 @@ impl EmbeddingService {
         let stats = Arc::new(EmbedStats::default());
         let (sender, items) = mpsc::channel(limits.queue_capacity.max(1));
         let (batch_sender, batches) = mpsc::channel(1);
-        tokio::spawn(form_batches(items, batch_sender, limits));
+        // Idle from the start: the model thread has nothing to do until the first batch.
+        let idle = Arc::new(Idle {
+            flag: AtomicBool::new(true),
+            notify: tokio::sync::Notify::new(),
+        });
+        tokio::spawn(form_batches(items, batch_sender, limits, Arc::clone(&idle)));
         let thread_stats = Arc::clone(&stats);
         std::thread::Builder::new()
             .name("embed-model".into())
-            .spawn(move || run_model(embedder, batches, thread_stats))
+            .spawn(move || run_model(embedder, batches, thread_stats, idle))
             .expect("spawn the embedding model thread");
         EmbeddingService {
             sender,
@@ -193,10 +198,20 @@ impl EmbeddingService {
     }
 }
 
+/// Whether the model thread waits for a batch, and a wake-up for the batcher when it starts to.
+struct Idle {
+    flag: AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+/// Cuts the queue into batches. A batch leaves when it is full, when its first text has waited
+/// `max_wait`, or at once when the queue is empty and the model idle: a lone query does not
+/// wait for company that is not coming, while under load texts gather while the model works.
 async fn form_batches(
     mut items: mpsc::Receiver<Item>,
     batches: mpsc::Sender<Vec<Item>>,
     limits: BatchLimits,
+    idle: Arc<Idle>,
 ) {
     let mut carried: Option<Item> = None;
     loop {
@@ -214,9 +229,15 @@ async fn form_batches(
         let mut tokens = first.tokens;
         let mut batch = vec![first];
         while batch.len() < limits.max_batch_items {
-            let next = tokio::select! {
-                next = items.recv() => next,
-                _ = tokio::time::sleep_until(deadline) => break,
+            let next = match items.try_recv() {
+                Ok(next) => Some(next),
+                Err(mpsc::error::TryRecvError::Disconnected) => None,
+                Err(mpsc::error::TryRecvError::Empty) if idle.flag.load(Ordering::Acquire) => None,
+                Err(mpsc::error::TryRecvError::Empty) => tokio::select! {
+                    next = items.recv() => next,
+                    _ = idle.notify.notified() => None,
+                    _ = tokio::time::sleep_until(deadline) => None,
+                },
             };
             let Some(next) = next else { break };
             if next.reply.is_closed() {
@@ -229,6 +250,8 @@ async fn form_batches(
             tokens += next.tokens;
             batch.push(next);
         }
+        // Busy from now on: the model has a batch waiting, even before it takes it.
+        idle.flag.store(false, Ordering::Release);
         if batches.send(batch).await.is_err() {
             return;
         }
@@ -239,8 +262,17 @@ fn run_model(
     mut embedder: Box<dyn Embedder>,
     mut batches: mpsc::Receiver<Vec<Item>>,
     stats: Arc<EmbedStats>,
+    idle: Arc<Idle>,
 ) {
-    while let Some(batch) = batches.blocking_recv() {
+    loop {
+        if batches.is_empty() {
+            idle.flag.store(true, Ordering::Release);
+            idle.notify.notify_one();
+        }
+        let Some(batch) = batches.blocking_recv() else {
+            return;
+        };
+        idle.flag.store(false, Ordering::Release);
         let batch: Vec<Item> = batch.into_iter().filter(|i| !i.reply.is_closed()).collect();
         if batch.is_empty() {
             continue;
@@ -451,18 +483,76 @@ mod tests {
         assert_eq!(sizes.lock().unwrap().iter().sum::<usize>(), 4);
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn texts_gather_while_the_model_is_busy_and_leave_when_it_is_free() {
+        struct Slow(Recording);
+        impl Embedder for Slow {
+            fn info(&self) -> &ModelInfo {
+                self.0.info()
+            }
+            fn token_counter(&self) -> TokenCounter {
+                self.0.token_counter()
+            }
+            fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+                std::thread::sleep(Duration::from_millis(300));
+                self.0.embed(texts)
+            }
+        }
+        let sizes = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let service = Arc::new(EmbeddingService::start(
+            Box::new(Slow(Recording {
+                inner: HashedEmbedder::new(16),
+                sizes: Arc::clone(&sizes),
+            })),
+            BatchLimits {
+                max_wait: Duration::from_secs(30),
+                cache_capacity: 0,
+                ..Default::default()
+            },
+        ));
+        let started = std::time::Instant::now();
+        let first = tokio::spawn({
+            let service = Arc::clone(&service);
+            async move { service.embed(vec!["first".into()]).await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The model is busy with "first": these five gather into one batch, which leaves as
+        // soon as the model is free, not after max_wait.
+        let rest: Vec<_> = (0..5)
+            .map(|i| {
+                let service = Arc::clone(&service);
+                tokio::spawn(async move { service.embed(vec![format!("text {i}")]).await })
+            })
+            .collect();
+        first.await.unwrap().unwrap();
+        for r in rest {
+            r.await.unwrap().unwrap();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(sizes.lock().unwrap().clone(), vec![1, 5]);
+    }
+
     #[tokio::test(start_paused = true)]
-    async fn a_lone_text_leaves_after_max_wait() {
+    async fn a_lone_text_does_not_wait_for_company_when_the_model_is_idle() {
         let service = EmbeddingService::start(
             Box::new(HashedEmbedder::new(8)),
             BatchLimits {
-                max_wait: Duration::from_millis(50),
+                max_wait: Duration::from_secs(3600),
                 ..Default::default()
             },
         );
+        // The clock is paused: waiting for max_wait would auto-advance it by an hour.
         let started = Instant::now();
         let vectors = service.embed(vec!["alone".into()]).await.unwrap();
         assert_eq!(vectors.len(), 1);
-        assert!(started.elapsed() >= Duration::from_millis(50));
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use super::{read_model_info, EmbedError, Embedder, ModelInfo, Pooling, TokenCounter};
 
@@ -26,7 +26,14 @@ pub struct BertEmbedder {
     tokenizer: Tokenizer,
     device: Device,
     info: ModelInfo,
+    pad_id: u32,
+    pad_type_id: u32,
 }
+
+/// Most rows in one pass of the model. Texts are sorted by length first, so the rows of one
+/// pass are padded to about their own length (sentence-transformers does the same, in passes
+/// of 32).
+const ROWS_PER_PASS: usize = 32;
 
 impl BertEmbedder {
     /// Loads the model from `dir`. `pooling` overrides what the files say.
@@ -64,41 +71,52 @@ impl BertEmbedder {
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| fail(format!("tokenizer.json: {e}")))?;
         // Packaged tokenizers often fix padding and truncation (all-MiniLM-L6-v2's at 128):
-        // pad to the longest in the batch, truncate at what the model was trained for.
-        let padding = PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..tokenizer.get_padding().cloned().unwrap_or_default()
-        };
-        tokenizer.with_padding(Some(padding));
+        // no padding here (rows are padded per pass, see `embed`), truncation at what the
+        // model was trained for.
+        let pad = tokenizer.get_padding().map(|p| (p.pad_id, p.pad_type_id));
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: info.max_tokens,
                 ..Default::default()
             }))
             .map_err(|e| fail(format!("tokenizer.json: {e}")))?;
+        let (pad_id, pad_type_id) = pad.unwrap_or_else(|| {
+            (
+                tokenizer
+                    .token_to_id("[PAD]")
+                    .or_else(|| tokenizer.token_to_id("<pad>"))
+                    .unwrap_or(0),
+                0,
+            )
+        });
         Ok(BertEmbedder {
             model,
             tokenizer,
             device,
             info,
+            pad_id,
+            pad_type_id,
         })
     }
 
-    fn forward(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-        let rows = encodings.len();
-        let width = encodings.first().map(|e| e.get_ids().len()).unwrap_or(0);
-        let mut ids = Vec::with_capacity(rows * width);
-        let mut types = Vec::with_capacity(rows * width);
-        let mut mask = Vec::with_capacity(rows * width);
-        for e in &encodings {
+    /// One pass of the model over rows already tokenized, padded to the longest of them.
+    fn forward(&self, rows: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let count = rows.len();
+        let width = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(count * width);
+        let mut types = Vec::with_capacity(count * width);
+        let mut mask = Vec::with_capacity(count * width);
+        for e in rows {
+            let pad = width - e.get_ids().len();
             ids.extend_from_slice(e.get_ids());
+            ids.extend(std::iter::repeat_n(self.pad_id, pad));
             types.extend_from_slice(e.get_type_ids());
+            types.extend(std::iter::repeat_n(self.pad_type_id, pad));
             mask.extend_from_slice(e.get_attention_mask());
+            mask.extend(std::iter::repeat_n(0u32, pad));
         }
+        let (rows, width) = (count, width);
         let model = |e: candle_core::Error| EmbedError::Model(e.to_string());
         let ids = Tensor::from_vec(ids, (rows, width), &self.device).map_err(model)?;
         let types = Tensor::from_vec(types, (rows, width), &self.device).map_err(model)?;
@@ -153,6 +171,20 @@ impl Embedder for BertEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        self.forward(texts)
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        // Shortest first; each pass takes the next rows of about the same length.
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); encodings.len()];
+        for pass in order.chunks(ROWS_PER_PASS) {
+            let rows: Vec<&Encoding> = pass.iter().map(|&i| &encodings[i]).collect();
+            for (&i, vector) in pass.iter().zip(self.forward(&rows)?) {
+                vectors[i] = vector;
+            }
+        }
+        Ok(vectors)
     }
 }

@@ -99,10 +99,7 @@ pub enum EvalCommand {
         #[command(flatten)]
         setup: EvalSetup,
         /// The archive the store was ingested from (a folder of patient bundles).
-        #[arg(
-            long,
-            default_value = "../shared/data/synthea/blaze-synthea-2.7.0-120p"
-        )]
+        #[arg(long, default_value = crate::bench::ARCHIVE)]
         source: PathBuf,
         /// Questions.
         #[arg(long, default_value_t = 100)]

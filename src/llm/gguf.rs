@@ -76,9 +76,9 @@ fn file_error(path: &Path, reason: impl ToString) -> LlmError {
 }
 
 impl GgufChat {
-    /// Loads the model and starts its thread.
-    pub fn load(path: &Path) -> Result<Self, LlmError> {
-        let model = load_model(path)?;
+    /// Loads the model and starts its thread; `dequantize` expands the weights to f32.
+    pub fn load(path: &Path, dequantize: bool) -> Result<Self, LlmError> {
+        let model = load_model(path, dequantize)?;
         let votes = matches!(model.weights, Weights::Llama(_));
         let name = format!(
             "gguf:{}",
@@ -135,7 +135,22 @@ fn tokenizer_of(content: &gguf_file::Content) -> Result<Tokenizer, String> {
     Ok(tokenizer)
 }
 
-fn load_model(path: &Path) -> Result<LoadedModel, LlmError> {
+fn load_model(path: &Path, dequantize: bool) -> Result<LoadedModel, LlmError> {
+    // candle decides per weight, when it builds the model, whether to keep it quantized, from
+    // this variable as the building thread first reads it: build on a fresh thread that reads
+    // this call's choice (the variable names no secret; only model loads read it).
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                std::env::set_var("CANDLE_DEQUANTIZE_ALL", if dequantize { "1" } else { "0" });
+                load_model_here(path)
+            })
+            .join()
+            .map_err(|_| LlmError::Model("loading the model panicked".into()))?
+    })
+}
+
+fn load_model_here(path: &Path) -> Result<LoadedModel, LlmError> {
     let device = Device::Cpu;
     let mut file = std::fs::File::open(path).map_err(|e| file_error(path, e))?;
     let content = gguf_file::Content::read(&mut file).map_err(|e| file_error(path, e))?;
@@ -236,38 +251,30 @@ fn model_error(e: candle_core::Error) -> LlmError {
     LlmError::Model(e.to_string())
 }
 
-fn last_logits(logits: Tensor) -> Result<Vec<f32>, LlmError> {
-    logits
-        .squeeze(0)
+/// One pass over `rows` rows of equal length (`ids` holds them one after another): the last
+/// position's logits of each row.
+fn forward_rows(
+    weights: &mut quantized_llama::ModelWeights,
+    ids: &[u32],
+    rows: usize,
+    position: usize,
+) -> Result<Vec<Vec<f32>>, LlmError> {
+    let input = Tensor::from_slice(ids, (rows, ids.len() / rows.max(1)), &Device::Cpu)
+        .map_err(model_error)?;
+    weights
+        .forward(&input, position)
         .and_then(|l| l.to_dtype(candle_core::DType::F32))
-        .and_then(|l| l.to_vec1::<f32>())
+        .and_then(|l| l.to_vec2::<f32>())
         .map_err(model_error)
 }
 
-fn forward_ids(
-    weights: &mut quantized_llama::ModelWeights,
-    ids: &[u32],
-    position: usize,
-) -> Result<Vec<f32>, LlmError> {
-    let input = Tensor::new(ids, &Device::Cpu)
-        .and_then(|t| t.unsqueeze(0))
-        .map_err(model_error)?;
-    last_logits(weights.forward(&input, position).map_err(model_error)?)
-}
-
-/// One voter: its own copy of the model's attention cache, where it stands, its last logits.
-#[derive(Clone)]
-struct Voter {
-    weights: quantized_llama::ModelWeights,
-    position: usize,
-    logits: Vec<f32>,
-}
-
-/// Generation by votes. The shared prompt (system, question) is computed once; each voter
-/// continues from a copy of its cache (candle's weights are shared, only the cache is copied)
-/// with its own context, then every step runs each voter on the chosen token. candle's
-/// quantized Llama keeps one cache per model and has no padding mask, so voters run one after
-/// another rather than as one padded batch. Llama-architecture models only.
+/// Generation by votes, all voters in one batch. Every voter's prompt is the same instructions
+/// and question, its own context, and the question again; contexts shorter than the longest
+/// are filled with blank lines in front, so that every row has the same length and position
+/// (candle's quantized Llama has no padding mask, and needs none then). One pass reads every
+/// voter's prompt; each step then runs all voters on the chosen token in one pass of batch
+/// size = voters, which reads the weights once per step instead of once per voter. Several
+/// choosers continue from copies of the same attention cache. Llama-architecture models only.
 fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
     let Weights::Llama(base) = &mut model.weights else {
         return Err(LlmError::Unsupported(
@@ -306,45 +313,55 @@ fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>
     closing.extend(encode("\n")?);
     closing.push(start);
     closing.extend(encode("assistant\n")?);
-    let longest = prefix.len() + request.max_context_tokens + closing.len() + request.max_tokens;
-    if longest > model.context {
+    if !request.lead.is_empty() {
+        closing.extend(encode(request.lead.trim_end())?);
+    }
+    let filler = *encode("\n")?
+        .first()
+        .ok_or_else(|| LlmError::Model("the tokenizer cannot encode a new line".into()))?;
+    let contexts = request
+        .contexts
+        .iter()
+        .map(|c| {
+            let mut ids = encode(c)?;
+            ids.truncate(request.max_context_tokens);
+            Ok(ids)
+        })
+        .collect::<Result<Vec<_>, LlmError>>()?;
+    let voters = contexts.len();
+    if voters == 0 {
+        return Ok(Vec::new());
+    }
+    let width = contexts.iter().map(Vec::len).max().unwrap_or(0);
+    let row = prefix.len() + width + closing.len();
+    if row + request.max_tokens > model.context {
         return Err(LlmError::PromptTooLong {
-            tokens: longest - request.max_tokens,
+            tokens: row,
             context: model.context,
         });
     }
+    let mut ids = Vec::with_capacity(voters * row);
+    for context in &contexts {
+        ids.extend_from_slice(&prefix);
+        ids.extend(std::iter::repeat_n(filler, width - context.len()));
+        ids.extend_from_slice(context);
+        ids.extend_from_slice(&closing);
+    }
     let started = std::time::Instant::now();
     base.clear_kv_cache();
-    let mut shared = base.clone();
-    forward_ids(&mut shared, &prefix, 0)?;
-    let mut passes = 1u32;
-    let mut voters = Vec::with_capacity(request.contexts.len());
-    for context in &request.contexts {
-        let mut ids = encode(context)?;
-        ids.truncate(request.max_context_tokens);
-        ids.extend_from_slice(&closing);
-        let mut weights = shared.clone();
-        let logits = forward_ids(&mut weights, &ids, prefix.len())?;
-        passes += 1;
-        voters.push(Voter {
-            weights,
-            position: prefix.len() + ids.len(),
-            logits,
-        });
-    }
-    let shared_seconds = started.elapsed().as_secs_f64();
+    let mut read = base.clone();
+    let first = forward_rows(&mut read, &ids, voters, 0)?;
+    let prompt_seconds = started.elapsed().as_secs_f64();
     let mut outputs = Vec::with_capacity(request.choosers.len());
     for mut chooser in request.choosers {
         let own_started = std::time::Instant::now();
-        let mut voters = voters.clone();
+        let mut weights = read.clone();
+        let mut logits = first.clone();
         let mut generated = Vec::new();
-        let mut own_passes = passes;
-        while generated.len() < request.max_tokens && !voters.is_empty() {
-            let rows: Vec<Vec<f32>> = voters
-                .iter_mut()
-                .map(|v| std::mem::take(&mut v.logits))
-                .collect();
-            let next = chooser.choose(&rows);
+        // Passes counted per voter, as one model call per voter would make them.
+        let mut passes = voters as u32;
+        while generated.len() < request.max_tokens {
+            let next = chooser.choose(&logits);
             if model.stop_tokens.contains(&next) {
                 break;
             }
@@ -352,11 +369,9 @@ fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>
             if generated.len() == request.max_tokens {
                 break;
             }
-            for voter in voters.iter_mut() {
-                voter.logits = forward_ids(&mut voter.weights, &[next], voter.position)?;
-                voter.position += 1;
-                own_passes += 1;
-            }
+            let step = vec![next; voters];
+            logits = forward_rows(&mut weights, &step, voters, row + generated.len() - 1)?;
+            passes += voters as u32;
         }
         let text = model
             .tokenizer
@@ -365,8 +380,8 @@ fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>
         outputs.push(VoteOutput {
             text: text.trim().to_string(),
             tokens: generated.len() as u32,
-            passes: own_passes,
-            seconds: shared_seconds + own_started.elapsed().as_secs_f64(),
+            passes,
+            seconds: prompt_seconds + own_started.elapsed().as_secs_f64(),
         });
     }
     base.clear_kv_cache();

@@ -161,6 +161,9 @@ pub struct VoteRequest {
     pub contexts: Vec<String>,
     /// Most tokens of one context (longer ones are cut).
     pub max_context_tokens: usize,
+    /// Public text the answer starts with (the same for every voter, derived from the question
+    /// only), e.g. "Medication:"; the outputs hold what follows it.
+    pub lead: String,
     /// Tokens generated at most.
     pub max_tokens: usize,
     /// One chooser per continuation wanted (the answer uses one; the evaluation compares
@@ -228,6 +231,13 @@ pub struct LlmConfig {
     /// Sampling temperature (0: greedy and reproducible).
     #[arg(long, env = "FHIR_RAG_LLM_TEMPERATURE", default_value_t = 0.0)]
     pub llm_temperature: f32,
+    /// Local GGUF models: expand the quantized weights to f32 when loading, so that matrix
+    /// products take the dense (gemm/MKL) kernels. For a small model this doubles the speed of
+    /// reading prompts, which is what DP answers spend their time on (one prompt per voter);
+    /// memory grows to about 4 bytes per parameter (SmolLM2-135M: 0.5 GiB). Turn off for
+    /// models larger than the memory allows.
+    #[arg(long, env = "FHIR_RAG_LLM_DEQUANTIZE", default_value_t = true, action = clap::ArgAction::Set)]
+    pub llm_dequantize: bool,
 }
 
 impl std::fmt::Debug for LlmConfig {
@@ -252,7 +262,7 @@ impl LlmConfig {
             return Ok(Backend::Rules);
         }
         if let Some(path) = url.strip_prefix("gguf://") {
-            let model = gguf::GgufChat::load(std::path::Path::new(path))?;
+            let model = gguf::GgufChat::load(std::path::Path::new(path), self.llm_dequantize)?;
             return Ok(Backend::Model(Arc::new(model)));
         }
         if url.starts_with("http://") || url.starts_with("https://") {

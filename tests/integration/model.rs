@@ -70,6 +70,98 @@ fn inputs_longer_than_the_model_are_truncated_not_refused() {
     assert_eq!(vector.len(), 384);
 }
 
+#[test]
+fn texts_sorted_by_length_come_back_in_their_own_order() {
+    let mut model = model();
+    // More than one pass of rows (32), lengths in no order: each vector must be its own text's.
+    let texts: Vec<String> = (0..70)
+        .map(|i| {
+            format!(
+                "Category is laboratory. Code is Glucose. Value is {i} mg/dL. {}",
+                "Status is final. ".repeat((i * 7) % 11)
+            )
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let together = model.embed(&refs).unwrap();
+    assert_eq!(together.len(), texts.len());
+    for i in [0, 1, 13, 31, 32, 45, 69] {
+        let alone = model.embed(&[refs[i]]).unwrap().remove(0);
+        assert!(
+            cosine(&alone, &together[i]) > 0.9999,
+            "text {i}: {}",
+            cosine(&alone, &together[i])
+        );
+    }
+}
+
+fn gguf_backend() -> std::sync::Arc<dyn fhir_rag::llm::ChatModel> {
+    let path = std::process::Command::new(crate::support::repo().join("scripts/fetch-llm.sh"))
+        .output()
+        .unwrap();
+    assert!(path.status.success());
+    let path = String::from_utf8(path.stdout).unwrap().trim().to_string();
+    let config = fhir_rag::llm::LlmConfig {
+        url: format!("gguf://{path}"),
+        llm_model: "default".into(),
+        llm_api_key: None,
+        llm_timeout_ms: 60_000,
+        llm_max_tokens: 16,
+        llm_temperature: 0.0,
+        llm_dequantize: true,
+    };
+    let fhir_rag::llm::Backend::Model(model) = config.open().unwrap() else {
+        panic!("a gguf:// URL opens a model");
+    };
+    model
+}
+
+/// Voters run as one batch, shorter contexts filled in front to the longest one's length: a
+/// voter must vote the same in any company, so identical voters agree with one alone, and a
+/// short voter padded beside a long one still carries the answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn voters_in_one_batch_vote_as_they_would_alone() {
+    use fhir_rag::dp::{Noise, VoteChooser};
+    use fhir_rag::llm::VoteRequest;
+    let model = gguf_backend();
+    let request = |contexts: Vec<&str>| VoteRequest {
+        system: "You read one patient's record and answer the question about it in a few words."
+            .into(),
+        question: "What medication does the patient take?".into(),
+        contexts: contexts.into_iter().map(String::from).collect(),
+        max_context_tokens: 96,
+        lead: "Medication:".into(),
+        max_tokens: 4,
+        choosers: vec![Box::new(VoteChooser::new(
+            0.0,
+            0.0,
+            Noise::from_seed([0; 32]),
+        ))],
+    };
+    let short = "Medication: Lisinopril 10 MG Oral Tablet";
+    let long =
+        "Record of March 2015\nBody Weight: 80 kg\nBody Height: 170 cm\nHeart rate: 72 /min\n\
+                Condition: Essential hypertension (disorder)\nProcedure: Medication Reconciliation";
+    let alone = model.vote(request(vec![short])).await.unwrap().remove(0);
+    let three = model
+        .vote(request(vec![short, short, short]))
+        .await
+        .unwrap()
+        .remove(0);
+    eprintln!("alone: {:?}; three: {:?}", alone.text, three.text);
+    assert!(alone.text.contains("Lisinopril"), "{:?}", alone.text);
+    assert_eq!(alone.text, three.text);
+    assert_eq!(three.passes, 3 * alone.passes);
+    // Two short voters outvote one long one, whose row is the longest: the short ones are
+    // filled with blank lines in front and still answer from their own record.
+    let mixed = model
+        .vote(request(vec![short, long, short]))
+        .await
+        .unwrap()
+        .remove(0);
+    assert!(mixed.text.contains("Lisinopril"), "{:?}", mixed.text);
+}
+
 /// The registry-packaged SmolLM2 GGUF through the `gguf://` backend: it loads, answers from a
 /// synthetic record, and stops at its end-of-turn token within the budget.
 #[tokio::test(flavor = "multi_thread")]
@@ -87,6 +179,7 @@ async fn the_local_gguf_model_answers_from_a_synthetic_record() {
         llm_timeout_ms: 60_000,
         llm_max_tokens: 48,
         llm_temperature: 0.0,
+        llm_dequantize: true,
     };
     let fhir_rag::llm::Backend::Model(model) = config.open().unwrap() else {
         panic!("a gguf:// URL opens a model");

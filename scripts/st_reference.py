@@ -1,0 +1,50 @@
+"""The reference side of `fhir-rag bench embed`: sentence-transformers (PyTorch, CPU) embedding the
+same texts as fhir-rag, with the same number of threads. Run by the benchmark between its own
+rounds (never on its own); it prints one JSON line with its timing and writes the vectors it
+computed as little-endian float32 rows, for the cosine check.
+
+    python st_reference.py TEXTS_JSONL MODEL_DIR THREADS BATCH VECTORS_OUT
+"""
+
+import json
+import sys
+import time
+
+
+def main() -> None:
+    texts_path, model_dir, threads, batch, vectors_out = sys.argv[1:6]
+    threads, batch = int(threads), int(batch)
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.set_num_interop_threads(1)
+    from sentence_transformers import SentenceTransformer
+
+    with open(texts_path, encoding="utf-8") as f:
+        texts = [json.loads(line) for line in f if line.strip()]
+    started = time.perf_counter()
+    model = SentenceTransformer(model_dir, device="cpu", local_files_only=True)
+    load_s = time.perf_counter() - started
+    # One small warm-up batch, as fhir-rag's model is warm when its round is timed.
+    model.encode(texts[:batch], batch_size=batch)
+    started = time.perf_counter()
+    vectors = model.encode(texts, batch_size=batch, convert_to_numpy=True)
+    seconds = time.perf_counter() - started
+    vectors.astype("<f4").tofile(vectors_out)
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "load_s": load_s,
+                "texts": len(texts),
+                "dimension": int(vectors.shape[1]),
+                "torch": torch.__version__,
+                "threads": torch.get_num_threads(),
+                "max_seq_length": model.max_seq_length,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
