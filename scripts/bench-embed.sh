@@ -6,6 +6,7 @@
 # Writes docs/results/bench-embed.json. Extra arguments go to `bench embed` (e.g. --rounds 5).
 #
 #   FHIR_RAG_BENCH_FEATURES=""   measure the default build (candle's gemm kernels) instead
+#   FHIR_RAG_BENCH_EXACT_GELU=1  the model's exact (erf) GELU instead of the tanh formula
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -25,5 +26,5 @@ fi
 cargo build --release --quiet ${features:+--features "$features"}
 # An OpenMP runtime that spins after each product would take the core from candle's own threads.
 export KMP_BLOCKTIME=${KMP_BLOCKTIME:-0}
-target/release/fhir-rag bench embed --model-dir "$model_dir" \
+target/release/fhir-rag bench embed --model-dir "$model_dir" ${FHIR_RAG_BENCH_EXACT_GELU:---approximate-gelu} \
     --reference-python "$venv/bin/python" "$@"

@@ -909,6 +909,10 @@ pub struct EmbedBenchResult {
     pub model: String,
     /// How fhir-rag was built: `mkl` (Intel MKL matrix products) or `gemm` (candle's default).
     pub build: String,
+    /// GELU computed with the tanh formula (`--approximate-gelu`).
+    pub approximate_gelu: bool,
+    /// Passes of the model run side by side (`--embed-workers`; 0: one per thread).
+    pub workers: usize,
     /// Texts embedded per round.
     pub texts: usize,
     /// Tokens of those texts (unpadded, special tokens included, as the model reads them).
@@ -1135,6 +1139,8 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
         cpu: cpu_name(),
         model: info.name.clone(),
         build: if cfg!(feature = "mkl") { "mkl" } else { "gemm" }.into(),
+        approximate_gelu: config.model.approximate_gelu,
+        workers: config.model.embed_workers,
         texts: texts.len(),
         tokens,
         threads,

@@ -224,6 +224,15 @@ pub struct ModelConfig {
     /// CPU threads for the model (0: one per core). Lower it on machines shared with other work.
     #[arg(long, env = "FHIR_RAG_EMBED_THREADS", default_value_t = 0)]
     pub embed_threads: usize,
+    /// Compute the model's GELU with the tanh formula (vectorized; 8 % faster on the CPU here,
+    /// vectors within cosine 0.999997 of the exact model's) instead of erf.
+    #[arg(long, env = "FHIR_RAG_APPROXIMATE_GELU")]
+    pub approximate_gelu: bool,
+    /// Passes of the model run side by side, each with threads / workers threads (0: one per
+    /// thread on the CPU, 1 on a GPU). The local GGUF model of the same process then also runs
+    /// with that share of the threads.
+    #[arg(long, env = "FHIR_RAG_EMBED_WORKERS", default_value_t = 0)]
+    pub embed_workers: usize,
     /// Most tokens in one embedding batch.
     #[arg(long, env = "FHIR_RAG_MAX_BATCH_TOKENS", default_value_t = 8192)]
     pub max_batch_tokens: usize,
@@ -245,19 +254,35 @@ pub struct ModelConfig {
 impl ModelConfig {
     /// Loads the model and starts the embedding service (model thread + batcher).
     pub fn start(&self) -> Result<EmbeddingService, EmbedError> {
-        if self.embed_threads > 0 {
+        let threads = if self.embed_threads > 0 {
+            self.embed_threads
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        };
+        let workers = match (self.embed_workers, self.device) {
+            (0, DeviceKind::Cpu) => threads,
+            (0, _) => 1,
+            (n, _) => n,
+        };
+        if self.embed_threads > 0 || workers > 1 {
             // candle's CPU kernels size their pool from this; it must be set before first use.
-            // MKL (the `mkl` build) sizes its OpenMP pool from the other two.
+            // MKL (the `mkl` build) sizes its OpenMP pool from the other two. Each of the
+            // passes run side by side gets its share of the threads.
+            let per_pass = (threads / workers).max(1).to_string();
             for variable in ["RAYON_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"] {
-                std::env::set_var(variable, self.embed_threads.to_string());
+                std::env::set_var(variable, &per_pass);
             }
         }
         let model: Box<dyn crate::embed::Embedder> = match self.embedder {
-            EmbedderKind::Bert => Box::new(BertEmbedder::load(
-                &self.model_dir,
-                self.pooling,
-                self.device,
-            )?),
+            EmbedderKind::Bert => Box::new(
+                BertEmbedder::load_as(
+                    &self.model_dir,
+                    self.pooling,
+                    self.device,
+                    self.approximate_gelu,
+                )?
+                .with_workers(workers),
+            ),
             EmbedderKind::Hashed => Box::new(crate::embed::hashed::HashedEmbedder::new(384)),
         };
         Ok(EmbeddingService::start(model, self.limits()))

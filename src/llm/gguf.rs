@@ -56,7 +56,7 @@ struct LoadedModel {
 enum Job {
     Chat(ChatRequest, oneshot::Sender<Result<Completion, LlmError>>),
     Vote(
-        VoteRequest,
+        Box<VoteRequest>,
         oneshot::Sender<Result<Vec<VoteOutput>, LlmError>>,
     ),
 }
@@ -241,7 +241,7 @@ fn serve(mut model: LoadedModel, jobs: mpsc::Receiver<Job>) {
                 if reply.is_closed() {
                     continue;
                 }
-                let _ = reply.send(vote(&mut model, request));
+                let _ = reply.send(vote(&mut model, *request));
             }
         }
     }
@@ -451,7 +451,7 @@ impl ChatModel for GgufChat {
 
     async fn vote(&self, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
         let (reply, answer) = oneshot::channel();
-        self.submit(Job::Vote(request, reply)).await?;
+        self.submit(Job::Vote(Box::new(request), reply)).await?;
         answer.await.map_err(|_| LlmError::Stopped)?
     }
 }
