@@ -122,11 +122,17 @@ where
         store::drop_database(&store_config.database_url, &database).await?;
     }
     let result = result?;
+    write_figures(output, &result)?;
+    Ok(result)
+}
+
+/// Writes a benchmark's figures to `output` as pretty JSON, creating its folder.
+fn write_figures(output: &std::path::Path, figures: &impl Serialize) -> anyhow::Result<()> {
     if let Some(dir) = output.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(output, serde_json::to_string_pretty(&result)? + "\n")?;
-    Ok(result)
+    std::fs::write(output, serde_json::to_string_pretty(figures)? + "\n")?;
+    Ok(())
 }
 
 /// What loading an archive into a fresh store produced.
@@ -853,13 +859,7 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
     if !config.keep_database {
         store::drop_database(&config.store.database_url, &database).await?;
     }
-    if let Some(dir) = config.output.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(
-        &config.output,
-        serde_json::to_string_pretty(&result)? + "\n",
-    )?;
+    write_figures(&config.output, &result)?;
     Ok(result)
 }
 
@@ -1155,13 +1155,7 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
         reference,
         peak_rss_mb: resident_mb("VmHWM:"),
     };
-    if let Some(dir) = config.output.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(
-        &config.output,
-        serde_json::to_string_pretty(&result)? + "\n",
-    )?;
+    write_figures(&config.output, &result)?;
     Ok(result)
 }
 
