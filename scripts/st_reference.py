@@ -4,9 +4,12 @@ rounds (never on its own); it prints one JSON line with its timing and writes th
 computed as little-endian float32 rows, for the cosine check.
 
     python st_reference.py TEXTS_JSONL MODEL_DIR THREADS BATCH VECTORS_OUT
+
+The device is FHIR_RAG_ST_DEVICE (default cpu; scripts/bench-gpu.sh sets cuda).
 """
 
 import json
+import os
 import sys
 import time
 
@@ -23,12 +26,15 @@ def main() -> None:
     with open(texts_path, encoding="utf-8") as f:
         texts = [json.loads(line) for line in f if line.strip()]
     started = time.perf_counter()
-    model = SentenceTransformer(model_dir, device="cpu", local_files_only=True)
+    device = os.environ.get("FHIR_RAG_ST_DEVICE", "cpu")
+    model = SentenceTransformer(model_dir, device=device, local_files_only=True)
     load_s = time.perf_counter() - started
     # One small warm-up batch, as fhir-rag's model is warm when its round is timed.
     model.encode(texts[:batch], batch_size=batch)
     started = time.perf_counter()
     vectors = model.encode(texts, batch_size=batch, convert_to_numpy=True)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
     seconds = time.perf_counter() - started
     vectors.astype("<f4").tofile(vectors_out)
     print(

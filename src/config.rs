@@ -281,7 +281,8 @@ impl ModelConfig {
                     self.device,
                     self.approximate_gelu,
                 )?
-                .with_workers(workers),
+                .with_workers(workers)
+                .with_lone_pass_threads(threads),
             ),
             EmbedderKind::Hashed => Box::new(crate::embed::hashed::HashedEmbedder::new(384)),
         };

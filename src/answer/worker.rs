@@ -5,11 +5,13 @@
 //! answer it (transient failures retried while the offset is held), publish the sealed answer,
 //! then commit the offset. Logs carry ids, statuses and counts, never questions or answers.
 
+use std::cell::RefCell;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::future::{FutureExt, LocalBoxFuture};
 use rdkafka::consumer::{Consumer, StreamConsumer};
-use rdkafka::message::{BorrowedMessage, Message};
+use rdkafka::message::{Message, OwnedMessage};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -109,18 +111,18 @@ pub async fn run(
         .create()
         .map_err(|e| BusError::Client(e.to_string()))?;
     tracing::info!(topic = %config.query_topic, group = %config.answer_group, backend = %engine.backend_name(), "answer worker started");
-    let mut handler = AnswerHandler {
+    let handler = AnswerHandler {
         engine,
         publisher: &publisher,
         dlq: &dlq,
-        report: AnswerReport::default(),
+        report: RefCell::new(AnswerReport::default()),
     };
     let mut settings = LoopSettings::new("answer", &config.answer_group, &config.query_topic, bus);
     settings.stop_after_idle = config.answer_stop_after_idle_secs.map(Duration::from_secs);
     settings.stop_after_messages = config.answer_stop_after_messages;
-    let messages = consume(bus, &settings, &mut handler, shutdown).await?;
-    let mut report = handler.report;
-    report.messages = messages;
+    let consumed = consume(bus, &settings, &handler, shutdown).await?;
+    let mut report = handler.report.into_inner();
+    report.messages = consumed.handled;
     tracing::info!(
         messages = report.messages,
         answered = report.answered,
@@ -173,32 +175,57 @@ struct AnswerHandler<'a> {
     engine: &'a AnswerEngine,
     publisher: &'a AnswerPublisher,
     dlq: &'a FutureProducer,
-    report: AnswerReport,
+    report: RefCell<AnswerReport>,
 }
 
 #[async_trait(?Send)]
 impl Handler for AnswerHandler<'_> {
     type Error = WorkerError;
+    type Prepared = ();
+
+    fn prepare(&self, _: &OwnedMessage) -> LocalBoxFuture<'static, ()> {
+        futures::future::ready(()).boxed_local()
+    }
 
     async fn handle(
-        &mut self,
-        message: &BorrowedMessage<'_>,
-        shutdown: &mut watch::Receiver<bool>,
+        &self,
+        message: &OwnedMessage,
+        (): (),
+        mut shutdown: watch::Receiver<bool>,
     ) -> Result<bool, WorkerError> {
-        handle(self, message, shutdown).await
+        let mut report = AnswerReport::default();
+        let handled = handle(self, message, &mut report, &mut shutdown).await;
+        self.report.borrow_mut().absorb(&report);
+        handled
+    }
+}
+
+impl AnswerReport {
+    /// Adds what handling another message did.
+    fn absorb(&mut self, o: &AnswerReport) {
+        self.messages += o.messages;
+        self.answered += o.answered;
+        self.not_found += o.not_found;
+        self.refused += o.refused;
+        self.rate_limited += o.rate_limited;
+        self.budget_exhausted += o.budget_exhausted;
+        self.dead_lettered += o.dead_lettered;
+        self.retries += o.retries;
+        self.guard_redactions += o.guard_redactions;
     }
 }
 
 async fn handle(
-    handler: &mut AnswerHandler<'_>,
-    message: &BorrowedMessage<'_>,
+    handler: &AnswerHandler<'_>,
+    message: &OwnedMessage,
+    report: &mut AnswerReport,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<bool, WorkerError> {
     let AnswerHandler {
         engine,
         publisher,
         dlq,
-        report,
+        ..
     } = handler;
     let (engine, publisher, dlq) = (*engine, *publisher, *dlq);
     let dlq_topic = engine.config().query_dlq_topic.as_str();

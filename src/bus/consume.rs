@@ -2,6 +2,12 @@
 //! [`Handler`], commit its offset synchronously after the handler is done with it, and watch the
 //! consumer.
 //!
+//! **Pipelining**: the loop receives up to `in_flight` messages ahead and starts their
+//! `prepare` step (the ingest worker parses and flattens there, on the blocking pool) while
+//! earlier messages are handled; up to `concurrent` messages of *different* partitions are
+//! handled side by side. One partition's messages are handled and committed strictly in order,
+//! so a correction never overtakes the resource it corrects (Kafka keys by patient).
+//!
 //! **Rebalances** are logged and counted by a consumer context (the partitions a worker owns are
 //! its `fhir_rag_assigned_partitions` gauge). **`max.poll.interval.ms`** is set from the longest a
 //! message may take (`--max-message-secs`), so that a worker busy with a large bundle keeps its
@@ -14,32 +20,55 @@
 //! report wrong watermarks (tansu's "latest" offset): a lag it cannot read is taken as none, so
 //! the watchdog can miss a stall there but never invents one.
 
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::future::LocalBoxFuture;
+use futures::stream::{FuturesUnordered, StreamExt};
+use futures::FutureExt;
 use rdkafka::consumer::{
     BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer,
 };
-use rdkafka::message::{BorrowedMessage, Message};
-use rdkafka::{ClientContext, Offset};
+use rdkafka::message::{Message, OwnedMessage};
+use rdkafka::{ClientContext, Offset, TopicPartitionList};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::{sleep_or_forever, BusConfig, BusError};
 
-/// What a worker does with one message.
+/// What a worker does with one message, in two steps: `prepare` (work that needs nothing from
+/// the messages before it, such as parsing, started as soon as the message arrives) and
+/// `handle` (the rest, in partition order).
 #[async_trait(?Send)]
 pub trait Handler {
     /// Errors that stop the worker.
     type Error: From<BusError>;
-    /// Handles one message; `Ok(false)` when shutdown interrupted it (do not commit).
+    /// What `prepare` yields.
+    type Prepared: 'static;
+    /// Starts the work on `message` that may run ahead of earlier messages (off the runtime);
+    /// the future resolves when it is done.
+    fn prepare(&self, message: &OwnedMessage) -> LocalBoxFuture<'static, Self::Prepared>;
+    /// Handles one message; `Ok(false)` when shutdown interrupted it (do not commit). Messages
+    /// of one partition are handled one at a time, in order; messages of different partitions
+    /// may be handled side by side (up to [`LoopSettings::concurrent`]).
     async fn handle(
-        &mut self,
-        message: &BorrowedMessage<'_>,
-        shutdown: &mut watch::Receiver<bool>,
+        &self,
+        message: &OwnedMessage,
+        prepared: Self::Prepared,
+        shutdown: watch::Receiver<bool>,
     ) -> Result<bool, Self::Error>;
+}
+
+/// What a consume loop did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Consumed {
+    /// Messages handled and committed.
+    pub handled: u64,
+    /// Seconds spent committing offsets.
+    pub commit_s: f64,
 }
 
 /// How a consume loop runs.
@@ -60,6 +89,12 @@ pub struct LoopSettings {
     /// How long the watchdog tolerates no assignment, or no progress with messages waiting,
     /// before it stops the worker.
     pub stall_timeout: Duration,
+    /// Messages received and not yet committed, at most (1: one message at a time).
+    pub in_flight: usize,
+    /// Payload bytes of those messages, at most (a message is always let in when none is).
+    pub in_flight_bytes: usize,
+    /// Messages handled side by side, at most (never two of one partition).
+    pub concurrent: usize,
 }
 
 /// Settings of the consume loop shared by the workers' command lines.
@@ -101,6 +136,9 @@ impl LoopSettings {
             stop_after_messages: None,
             max_message: Duration::from_secs(bus.watchdog.max_message_secs),
             stall_timeout: Duration::from_secs(stall_secs.max(3)),
+            in_flight: 1,
+            in_flight_bytes: usize::MAX,
+            concurrent: 1,
         }
     }
 }
@@ -159,14 +197,27 @@ impl ConsumerContext for Context {
     }
 }
 
-/// Runs the loop until shutdown, a stop condition, a fatal handler error or a stall; returns
-/// the number of messages handled and committed.
+/// A message received and not yet handled.
+struct Waiting<P> {
+    /// Arrival order (messages start in it, partition order permitting).
+    seq: u64,
+    message: OwnedMessage,
+    prepared: LocalBoxFuture<'static, P>,
+}
+
+/// Runs the loop until shutdown, a stop condition, a fatal handler error or a stall.
+///
+/// Up to [`LoopSettings::in_flight`] messages are received ahead and prepared while earlier
+/// ones are handled; up to [`LoopSettings::concurrent`] are handled at once, never two of one
+/// partition, so each partition's messages are handled, and their offsets committed
+/// (synchronously, each after its message), in order. On shutdown or a stop condition the
+/// messages being handled finish; those only received are left uncommitted for the next owner.
 pub async fn consume<H: Handler>(
     bus: &BusConfig,
     settings: &LoopSettings,
-    handler: &mut H,
+    handler: &H,
     mut shutdown: watch::Receiver<bool>,
-) -> Result<u64, H::Error> {
+) -> Result<Consumed, H::Error> {
     let assigned = Arc::new(AtomicUsize::new(0));
     let mut config = bus.consumer(&settings.group);
     config.set(
@@ -189,52 +240,122 @@ pub async fn consume<H: Handler>(
     let _running = crate::metrics::Running::start(settings.worker);
     let mut watchdog = Watchdog::new(settings);
     let mut tick = tokio::time::interval(Duration::from_secs(5).min(settings.stall_timeout / 3));
-    let mut handled = 0u64;
+    let mut consumed = Consumed::default();
+    let mut received = 0u64;
     let mut last_activity = Instant::now();
+    // Received and not yet started, by partition, in offset order.
+    let mut waiting: BTreeMap<i32, VecDeque<Waiting<H::Prepared>>> = BTreeMap::new();
+    // Partitions with a message being handled.
+    let mut busy: BTreeSet<i32> = BTreeSet::new();
+    let mut running = FuturesUnordered::new();
+    let (mut in_flight, mut in_flight_bytes) = (0usize, 0usize);
+    let mut stopping = *shutdown.borrow();
     loop {
-        if *shutdown.borrow() || settings.stop_after_messages.is_some_and(|n| handled >= n) {
+        // Start the oldest waiting message of each idle partition, up to the limit.
+        while !stopping && running.len() < settings.concurrent.max(1) {
+            let next = waiting
+                .iter()
+                .filter(|(partition, _)| !busy.contains(partition))
+                .filter_map(|(partition, queue)| queue.front().map(|w| (w.seq, *partition)))
+                .min();
+            let Some((_, partition)) = next else { break };
+            let Some(Waiting {
+                message, prepared, ..
+            }) = waiting.get_mut(&partition).and_then(VecDeque::pop_front)
+            else {
+                break;
+            };
+            busy.insert(partition);
+            let shutdown = shutdown.clone();
+            running.push(
+                async move {
+                    let prepared = prepared.await;
+                    let outcome = handler.handle(&message, prepared, shutdown).await;
+                    (message, outcome)
+                }
+                .boxed_local(),
+            );
+        }
+        let enough = settings.stop_after_messages.is_some_and(|n| received >= n);
+        if running.is_empty() && (stopping || (enough && in_flight == 0)) {
             break;
         }
-        let wait = settings
+        let room = !stopping
+            && !enough
+            && (in_flight == 0
+                || (in_flight < settings.in_flight.max(1)
+                    && in_flight_bytes < settings.in_flight_bytes));
+        let idle_wait = settings
             .stop_after_idle
+            .filter(|_| in_flight == 0)
             .map(|d| (last_activity + d).saturating_duration_since(Instant::now()));
-        let received = tokio::select! {
-            _ = shutdown.changed() => break,
-            received = consumer.recv() => received,
-            _ = sleep_or_forever(wait) => {
+        tokio::select! {
+            _ = shutdown.changed(), if !stopping => stopping = true,
+            Some((message, outcome)) = running.next(), if !running.is_empty() => {
+                busy.remove(&message.partition());
+                in_flight -= 1;
+                in_flight_bytes -= payload_len(&message);
+                if !outcome? {
+                    // Shutdown arrived while retrying: leave the offset for the next owner.
+                    stopping = true;
+                    continue;
+                }
+                let started = std::time::Instant::now();
+                let mut offset = TopicPartitionList::new();
+                let committed = offset
+                    .add_partition_offset(
+                        message.topic(),
+                        message.partition(),
+                        Offset::Offset(message.offset() + 1),
+                    )
+                    .and_then(|()| consumer.commit(&offset, CommitMode::Sync));
+                consumed.commit_s += started.elapsed().as_secs_f64();
+                if let Err(e) = committed {
+                    // After a rebalance the partition may be someone else's; they replay it,
+                    // and replays are idempotent.
+                    tracing::warn!(worker = settings.worker, error = %e,
+                        partition = message.partition(), offset = message.offset(),
+                        "offset commit failed");
+                }
+                consumed.handled += 1;
+                last_activity = Instant::now();
+                watchdog.progress();
+            }
+            message = consumer.recv(), if room => match message {
+                Ok(message) => {
+                    let message = message.detach();
+                    let prepared = handler.prepare(&message);
+                    in_flight += 1;
+                    in_flight_bytes += payload_len(&message);
+                    waiting.entry(message.partition()).or_default().push_back(Waiting {
+                        seq: received,
+                        message,
+                        prepared,
+                    });
+                    received += 1;
+                }
+                // librdkafka retries by itself; the watchdog notices if it never recovers.
+                Err(e) => tracing::warn!(worker = settings.worker, error = %e, "kafka consumer error"),
+            },
+            _ = sleep_or_forever(idle_wait) => {
                 tracing::info!(worker = settings.worker, "no message for the idle limit; stopping");
-                break;
+                stopping = true;
             }
             _ = tick.tick() => {
-                let owned = assigned.load(Ordering::Relaxed);
-                let lag = if owned > 0 { lag(&consumer, settings.worker) } else { 0 };
-                watchdog.check(owned, lag).map_err(|e| BusError::Client(e.to_string()))?;
-                continue;
+                // Between messages only: one message may take up to --max-message-secs.
+                if in_flight == 0 {
+                    let owned = assigned.load(Ordering::Relaxed);
+                    let lag = if owned > 0 { lag(&consumer, settings.worker) } else { 0 };
+                    watchdog.check(owned, lag).map_err(|e| BusError::Client(e.to_string()))?;
+                }
             }
-        };
-        let message = match received {
-            Ok(message) => message,
-            Err(e) => {
-                // librdkafka retries by itself; the watchdog notices if it never recovers.
-                tracing::warn!(worker = settings.worker, error = %e, "kafka consumer error");
-                continue;
-            }
-        };
-        if !handler.handle(&message, &mut shutdown).await? {
-            // Shutdown arrived while retrying: leave the offset for the next owner.
-            break;
         }
-        if let Err(e) = consumer.commit_message(&message, CommitMode::Sync) {
-            // After a rebalance the partition may be someone else's; they replay it, and
-            // replays are idempotent.
-            tracing::warn!(worker = settings.worker, error = %e, partition = message.partition(),
-                offset = message.offset(), "offset commit failed");
-        }
-        handled += 1;
-        last_activity = Instant::now();
-        watchdog.progress();
     }
-    Ok(handled)
+    Ok(consumed)
+}
+
+fn payload_len(message: &OwnedMessage) -> usize {
+    message.payload().map_or(0, <[u8]>::len)
 }
 
 /// Messages waiting on the partitions the consumer owns (0 where the broker cannot tell).
@@ -355,6 +476,9 @@ mod tests {
             stop_after_messages: None,
             max_message: Duration::from_secs(60),
             stall_timeout: Duration::from_secs(stall_secs),
+            in_flight: 1,
+            in_flight_bytes: usize::MAX,
+            concurrent: 1,
         })
     }
 

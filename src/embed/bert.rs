@@ -29,6 +29,7 @@ pub struct BertEmbedder {
     pad_id: u32,
     pad_type_id: u32,
     workers: usize,
+    lone_pass_threads: usize,
 }
 
 /// Most rows in one pass of the model. Texts are sorted by length first, so the rows of one
@@ -120,6 +121,7 @@ impl BertEmbedder {
             pad_id,
             pad_type_id,
             workers: 1,
+            lone_pass_threads: 1,
         })
     }
 
@@ -129,6 +131,14 @@ impl BertEmbedder {
     /// softmax, layer norms, copies) run on one.
     pub fn with_workers(mut self, workers: usize) -> Self {
         self.workers = workers.max(1);
+        self
+    }
+
+    /// Threads the matrix products of a single pass may use when it is the only one (a lone
+    /// query, embedded while the other workers idle). Only the `mkl` build can change this
+    /// per call; elsewhere a pass keeps its share.
+    pub fn with_lone_pass_threads(mut self, threads: usize) -> Self {
+        self.lone_pass_threads = threads.max(1);
         self
     }
 
@@ -233,7 +243,13 @@ impl Embedder for BertEmbedder {
         };
         let mut results: Vec<Option<Result<Vec<Vec<f32>>, EmbedError>>> =
             (0..passes.len()).map(|_| None).collect();
-        if self.workers <= 1 || passes.len() == 1 {
+        if passes.len() == 1 {
+            // The only pass of this call, and the workers run one call at a time: the other
+            // threads are idle, so its matrix products may take them all (a query's latency).
+            #[cfg(feature = "mkl")]
+            let _threads = MklThreads::local(self.lone_pass_threads);
+            results[0] = Some(run(passes[0]));
+        } else if self.workers <= 1 {
             for (slot, pass) in results.iter_mut().zip(&passes) {
                 *slot = Some(run(pass));
             }
@@ -272,6 +288,34 @@ impl Embedder for BertEmbedder {
             }
         }
         Ok(vectors)
+    }
+}
+
+/// Sets the MKL threads of the calling thread for as long as it lives, then restores them.
+#[cfg(feature = "mkl")]
+struct MklThreads(std::os::raw::c_int);
+
+#[cfg(feature = "mkl")]
+extern "C" {
+    fn MKL_Set_Num_Threads_Local(threads: std::os::raw::c_int) -> std::os::raw::c_int;
+}
+
+#[cfg(feature = "mkl")]
+impl MklThreads {
+    fn local(threads: usize) -> Self {
+        // SAFETY: a thread-local setting of MKL, which the mkl build links; returns the
+        // previous value (0: the global default).
+        MklThreads(unsafe { MKL_Set_Num_Threads_Local(threads as std::os::raw::c_int) })
+    }
+}
+
+#[cfg(feature = "mkl")]
+impl Drop for MklThreads {
+    fn drop(&mut self) {
+        // SAFETY: as above.
+        unsafe {
+            MKL_Set_Num_Threads_Local(self.0);
+        }
     }
 }
 

@@ -33,6 +33,10 @@ pub struct Document {
     pub header: String,
     /// One line per fact (identical facts folded).
     pub lines: Vec<String>,
+    /// Indices of the lines that open a section (a kind of fact in a summary): a chunk never
+    /// spans two sections, so a new fact of one kind re-cuts, and re-embeds, only the chunks of
+    /// its kind, and the other chunks keep their vectors.
+    pub sections: Vec<usize>,
 }
 
 impl Document {
@@ -90,6 +94,7 @@ pub fn day_document(day: NaiveDate, facts: &[StoredFact]) -> Document {
         day: Some(day),
         header: format!("Record of {day}."),
         lines,
+        sections: Vec::new(),
     }
 }
 
@@ -108,9 +113,16 @@ pub fn summary_document(facts: &[StoredFact]) -> Document {
             dates.push(date.get(..10).unwrap_or(date));
         }
     }
+    let mut sections = Vec::new();
+    let mut previous_rank = None;
     let lines = groups
         .into_iter()
-        .map(|((_, resource_type, sentences), mut dates)| {
+        .enumerate()
+        .map(|(index, ((rank, resource_type, sentences), mut dates))| {
+            if previous_rank != Some(rank) {
+                sections.push(index);
+                previous_rank = Some(rank);
+            }
             dates.sort_unstable();
             let label = match resource_type {
                 "Condition" => "Onset",
@@ -130,6 +142,7 @@ pub fn summary_document(facts: &[StoredFact]) -> Document {
         .collect();
     Document {
         day: None,
+        sections,
         header: "Summary of the patient's record.".into(),
         lines,
     }
@@ -209,17 +222,18 @@ pub fn expected_documents(messages: &[Vec<u8>]) -> BTreeMap<(String, Option<Naiv
 }
 
 /// Splits a document into chunks of at most `max_tokens` tokens (as counted by `count`), at line
-/// boundaries, each starting with the header. A single line longer than the budget becomes a
-/// chunk of its own (the model truncates it).
+/// boundaries and at every section start, each starting with the header. A single line longer
+/// than the budget becomes a chunk of its own (the model truncates it).
 pub fn chunk(document: &Document, max_tokens: usize, count: impl Fn(&str) -> usize) -> Vec<String> {
     let header_tokens = count(&document.header);
     let mut chunks = Vec::new();
     let mut current = document.header.clone();
     let mut current_tokens = header_tokens;
     let mut has_lines = false;
-    for line in &document.lines {
+    for (index, line) in document.lines.iter().enumerate() {
         let tokens = count(line);
-        if has_lines && current_tokens + tokens > max_tokens {
+        let section_starts = document.sections.binary_search(&index).is_ok();
+        if has_lines && (section_starts || current_tokens + tokens > max_tokens) {
             chunks.push(std::mem::replace(&mut current, document.header.clone()));
             current_tokens = header_tokens;
         }
@@ -310,6 +324,7 @@ mod tests {
             day: None,
             header: "H.".into(),
             lines: vec!["a b c".into(), "d e".into(), "f g h i".into(), "j".into()],
+            sections: Vec::new(),
         };
         let words = |s: &str| s.split_whitespace().count();
         let chunks = chunk(&doc, 6, words);
@@ -322,8 +337,48 @@ mod tests {
             day: None,
             header: "H.".into(),
             lines: vec!["x x x x x x x x".into(), "y".into()],
+            sections: Vec::new(),
         };
         assert_eq!(chunk(&long, 4, words), vec!["H.\nx x x x x x x x", "H.\ny"]);
+    }
+
+    #[test]
+    fn a_new_fact_in_a_summary_leaves_the_chunks_of_other_kinds_as_they_were() {
+        let words = |s: &str| s.split_whitespace().count();
+        let mut facts = vec![
+            fact("Patient", "Gender is female.", None),
+            fact("Condition", "Condition is Asthma.", Some("2001-01-01")),
+            fact(
+                "Condition",
+                "Condition is Hypertension.",
+                Some("2005-01-01"),
+            ),
+            fact(
+                "MedicationRequest",
+                "Medication is Aspirin.",
+                Some("2015-01-01"),
+            ),
+            fact(
+                "MedicationRequest",
+                "Medication is Insulin.",
+                Some("2016-01-01"),
+            ),
+        ];
+        let before = chunk(&summary_document(&facts), 40, words);
+        // One chunk per kind here (the budget holds each kind whole).
+        assert_eq!(before.len(), 3, "{before:?}");
+        assert!(before[1].contains("Asthma") && before[1].contains("Hypertension"));
+        facts.push(fact(
+            "Condition",
+            "Condition is Bronchitis.",
+            Some("2010-01-01"),
+        ));
+        let after = chunk(&summary_document(&facts), 40, words);
+        assert_eq!(after.len(), 3);
+        assert_eq!(after[0], before[0]);
+        assert_ne!(after[1], before[1]);
+        assert!(after[1].contains("Bronchitis"));
+        assert_eq!(after[2], before[2], "the medications' chunk is untouched");
     }
 
     #[test]

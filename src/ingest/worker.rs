@@ -10,10 +10,12 @@
 //! Logs carry topic, partition, offset, counts and error kinds, never payloads or parser messages
 //! (those may quote PHI; they go to the dead-letter headers).
 
-use std::time::Duration;
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use rdkafka::message::{BorrowedMessage, Headers, Message};
+use futures::future::{FutureExt, LocalBoxFuture};
+use rdkafka::message::{Headers, Message, OwnedMessage};
 use rdkafka::producer::FutureProducer;
 use serde::Serialize;
 use tokio::sync::watch;
@@ -58,6 +60,16 @@ pub struct IngestConfig {
     /// names, identifiers, contact details and days.
     #[arg(long, env = "FHIR_RAG_FREE_TEXT", value_enum, default_value = "drop")]
     pub free_text: FreeText,
+    /// Messages received ahead and parsed while earlier ones are stored (1: one at a time).
+    #[arg(long, env = "FHIR_RAG_INGEST_IN_FLIGHT", default_value_t = 8)]
+    pub in_flight: usize,
+    /// Payload bytes of those messages, at most.
+    #[arg(long, env = "FHIR_RAG_INGEST_IN_FLIGHT_BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub in_flight_bytes: usize,
+    /// Messages of different partitions stored side by side (their embeddings share batches;
+    /// one partition's messages are always stored in order).
+    #[arg(long, env = "FHIR_RAG_INGEST_CONCURRENT", default_value_t = 2)]
+    pub concurrent: usize,
 }
 
 impl IngestConfig {
@@ -109,6 +121,49 @@ pub struct IngestReport {
     pub without_patient: u64,
     /// Sum of the store outcomes.
     pub store: ApplyOutcome,
+    /// Where the time went, summed over messages (stages of messages handled side by side
+    /// overlap, so the sum can exceed the wall time).
+    pub stages: Stages,
+}
+
+/// Seconds per stage of the ingest.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct Stages {
+    /// Reading the JSON and the typed FHIR parse (on the blocking pool, ahead of storing).
+    pub parse_s: f64,
+    /// Flattening resources into facts (on the blocking pool, ahead of storing).
+    pub flatten_s: f64,
+    /// Waiting for the embedder, inside the store transactions.
+    pub embed_s: f64,
+    /// The store transactions without the embedding wait (facts, documents, chunks, vault).
+    pub write_s: f64,
+    /// Committing offsets.
+    pub commit_s: f64,
+}
+
+impl IngestReport {
+    /// Adds what handling another message did.
+    fn absorb(&mut self, o: IngestReport) {
+        self.messages += o.messages;
+        self.stored += o.stored;
+        self.partial += o.partial;
+        self.dead_lettered += o.dead_lettered;
+        self.nothing_to_store += o.nothing_to_store;
+        self.tombstones += o.tombstones;
+        self.entries_refused += o.entries_refused;
+        self.retries += o.retries;
+        self.resources += o.resources;
+        for (resource_type, n) in o.not_flattened {
+            *self.not_flattened.entry(resource_type).or_default() += n;
+        }
+        self.without_patient += o.without_patient;
+        self.store += o.store;
+        self.stages.parse_s += o.stages.parse_s;
+        self.stages.flatten_s += o.stages.flatten_s;
+        self.stages.embed_s += o.stages.embed_s;
+        self.stages.write_s += o.stages.write_s;
+        self.stages.commit_s += o.stages.commit_s;
+    }
 }
 
 /// Runs the worker until `shutdown` turns true, the idle or message limit is reached, or a fatal
@@ -125,21 +180,25 @@ pub async fn run(
         .create()
         .map_err(|e| BusError::Client(e.to_string()))?;
     tracing::info!(topic = %config.bundle_topic, group = %config.group_id, "ingest worker started");
-    let mut handler = IngestHandler {
+    let handler = IngestHandler {
         ingest: Ingest {
             config,
             producer: &producer,
             store,
             embedder,
         },
-        report: IngestReport::default(),
+        report: RefCell::new(IngestReport::default()),
     };
     let mut settings = LoopSettings::new("ingest", &config.group_id, &config.bundle_topic, bus);
     settings.stop_after_idle = config.stop_after_idle_secs.map(Duration::from_secs);
     settings.stop_after_messages = config.stop_after_messages;
-    let messages = consume(bus, &settings, &mut handler, shutdown).await?;
-    let mut report = handler.report;
-    report.messages = messages;
+    settings.in_flight = config.in_flight.max(1);
+    settings.in_flight_bytes = config.in_flight_bytes;
+    settings.concurrent = config.concurrent.max(1);
+    let consumed = consume(bus, &settings, &handler, shutdown).await?;
+    let mut report = handler.report.into_inner();
+    report.messages = consumed.handled;
+    report.stages.commit_s = consumed.commit_s;
     tracing::info!(
         messages = report.messages,
         stored = report.stored,
@@ -197,21 +256,68 @@ fn record_metrics(before: &IngestReport, after: &IngestReport) {
 /// The ingest worker's part of the consume loop.
 struct IngestHandler<'a> {
     ingest: Ingest<'a>,
-    report: IngestReport,
+    report: RefCell<IngestReport>,
+}
+
+/// A message parsed and flattened ahead of storing, with the time each step took.
+struct Parsed {
+    result: Result<(ParsedBundle, Flattened), ParseError>,
+    parse_s: f64,
+    flatten_s: f64,
 }
 
 #[async_trait(?Send)]
 impl Handler for IngestHandler<'_> {
     type Error = IngestError;
+    /// `None` for a tombstone (nothing to parse).
+    type Prepared = Option<Parsed>;
+
+    fn prepare(&self, message: &OwnedMessage) -> LocalBoxFuture<'static, Option<Parsed>> {
+        let Some(payload) = message.payload() else {
+            return futures::future::ready(None).boxed_local();
+        };
+        let limits = self.ingest.config.limits();
+        let free_text = self.ingest.config.free_text;
+        let bytes = payload.to_vec();
+        // Started now, on the blocking pool: it runs while earlier messages are stored.
+        let task = tokio::task::spawn_blocking(move || {
+            let started = Instant::now();
+            let parsed = parse_message(&bytes, limits);
+            let parse_s = started.elapsed().as_secs_f64();
+            let started = Instant::now();
+            let result = parsed.map(|parsed| {
+                let flattened = flatten_parsed(&parsed, free_text);
+                (parsed, flattened)
+            });
+            Parsed {
+                result,
+                parse_s,
+                flatten_s: started.elapsed().as_secs_f64(),
+            }
+        });
+        async move {
+            Some(task.await.unwrap_or_else(|_| Parsed {
+                result: Err(ParseError::NotFhir("the parser task failed".into())),
+                parse_s: 0.0,
+                flatten_s: 0.0,
+            }))
+        }
+        .boxed_local()
+    }
 
     async fn handle(
-        &mut self,
-        message: &BorrowedMessage<'_>,
-        shutdown: &mut watch::Receiver<bool>,
+        &self,
+        message: &OwnedMessage,
+        prepared: Option<Parsed>,
+        mut shutdown: watch::Receiver<bool>,
     ) -> Result<bool, IngestError> {
-        let before = self.report.clone();
-        let handled = handle(&self.ingest, message, &mut self.report, shutdown).await?;
-        record_metrics(&before, &self.report);
+        let mut report = IngestReport::default();
+        let handled = match prepared {
+            Some(parsed) => handle(&self.ingest, message, parsed, &mut report, &mut shutdown).await,
+            None => handle_tombstone(&self.ingest, message, &mut report, &mut shutdown).await,
+        }?;
+        record_metrics(&IngestReport::default(), &report);
+        self.report.borrow_mut().absorb(report);
         Ok(handled)
     }
 }
@@ -227,7 +333,8 @@ struct Ingest<'a> {
 /// Handles one message. Returns false when shutdown interrupted a retry (do not commit).
 async fn handle(
     ingest: &Ingest<'_>,
-    message: &BorrowedMessage<'_>,
+    message: &OwnedMessage,
+    prepared: Parsed,
     report: &mut IngestReport,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<bool, IngestError> {
@@ -240,19 +347,10 @@ async fn handle(
     let Some(payload) = message.payload() else {
         return handle_tombstone(ingest, message, report, shutdown).await;
     };
-    let started = std::time::Instant::now();
-    let limits = config.limits();
-    let bytes = payload.to_vec();
-    let free_text = config.free_text;
-    let parsed: Result<(ParsedBundle, Flattened), ParseError> =
-        tokio::task::spawn_blocking(move || {
-            let parsed = parse_message(&bytes, limits)?;
-            let flattened = flatten_parsed(&parsed, free_text);
-            Ok((parsed, flattened))
-        })
-        .await
-        .unwrap_or_else(|_| Err(ParseError::NotFhir("the parser task failed".into())));
-
+    let started = Instant::now();
+    report.stages.parse_s += prepared.parse_s;
+    report.stages.flatten_s += prepared.flatten_s;
+    let parsed = prepared.result;
     let (parsed, flattened) = match parsed {
         Ok(ok) => ok,
         Err(e) => {
@@ -374,7 +472,7 @@ pub const SOURCE_HEADER: &str = "fhir-source";
 /// documents, chunks; the vault stays for the guard).
 async fn handle_tombstone(
     ingest: &Ingest<'_>,
-    message: &BorrowedMessage<'_>,
+    message: &OwnedMessage,
     report: &mut IngestReport,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Result<bool, IngestError> {
@@ -455,6 +553,8 @@ async fn store_with_policy(
         gave_up: None,
     };
     let mut pending = vec![flattened.clone()];
+    // Time inside the store's transactions (failed attempts included), not the backoffs.
+    let in_store = std::cell::Cell::new(Duration::ZERO);
     while let Some(part) = pending.pop() {
         let attempt = config
             .retry
@@ -462,9 +562,23 @@ async fn store_with_policy(
                 shutdown,
                 &mut report.retries,
                 StoreError::disposition,
-                || store.apply(&part, embedder),
+                || async {
+                    let started = Instant::now();
+                    let applied = store.apply(&part, embedder).await;
+                    in_store.set(in_store.get() + started.elapsed());
+                    applied
+                },
             )
             .await;
+        let spent = in_store.take().as_secs_f64();
+        match &attempt {
+            Retried::Done(outcome) => {
+                let embed_s = outcome.embed_us as f64 / 1e6;
+                report.stages.embed_s += embed_s;
+                report.stages.write_s += (spent - embed_s).max(0.0);
+            }
+            _ => report.stages.write_s += spent,
+        }
         match attempt {
             Retried::Done(outcome) => {
                 stored.outcome += outcome;

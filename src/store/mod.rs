@@ -128,6 +128,11 @@ pub struct ApplyOutcome {
     pub chunks_embedded: u64,
     /// Tokens in those chunks.
     pub tokens_embedded: u64,
+    /// Chunks of rewritten documents whose text had not changed: their vectors were kept, not
+    /// computed again (not counted in `chunks_embedded`).
+    pub chunks_reused: u64,
+    /// Microseconds spent waiting for the embedder.
+    pub embed_us: u64,
 }
 
 impl std::ops::AddAssign for ApplyOutcome {
@@ -139,6 +144,8 @@ impl std::ops::AddAssign for ApplyOutcome {
         self.facts_retracted += o.facts_retracted;
         self.chunks_embedded += o.chunks_embedded;
         self.tokens_embedded += o.tokens_embedded;
+        self.chunks_reused += o.chunks_reused;
+        self.embed_us += o.embed_us;
     }
 }
 
@@ -738,7 +745,49 @@ async fn rebuild_documents(
         .iter()
         .map(|t| (counter.count(t) + 2).min(embedder.info().max_tokens) as i32)
         .collect();
-    let vectors = embedder.embed(chunk_texts.clone()).await?;
+    // A rewritten document keeps the vectors of its chunks whose text is unchanged (a summary
+    // that gains one fact re-embeds only the chunk of that fact's kind).
+    let rewritten: Vec<i64> = changed
+        .iter()
+        .filter_map(|(key, _, _)| existing.get(key).map(|(id, _)| *id))
+        .collect();
+    let mut kept: HashMap<String, Vector> = HashMap::new();
+    if !rewritten.is_empty() {
+        let rows = sqlx::query("SELECT text, embedding FROM chunks WHERE document_id = ANY($1)")
+            .bind(&rewritten)
+            .fetch_all(&mut **tx)
+            .await?;
+        for row in rows {
+            kept.insert(row.get("text"), row.get("embedding"));
+        }
+    }
+    let fresh: Vec<String> = chunk_texts
+        .iter()
+        .filter(|t| !kept.contains_key(*t))
+        .cloned()
+        .collect();
+    let embed_started = std::time::Instant::now();
+    let mut computed = embedder.embed(fresh).await?.into_iter();
+    outcome.embed_us += embed_started.elapsed().as_micros() as u64;
+    let mut embeddings = Vec::with_capacity(chunk_texts.len());
+    let mut reused = 0u64;
+    for (text, tokens) in chunk_texts.iter().zip(&token_counts) {
+        match kept.get(text) {
+            Some(vector) => {
+                embeddings.push(vector.clone());
+                reused += 1;
+            }
+            None => {
+                let vector = computed.next().ok_or_else(|| {
+                    EmbedError::Model("the embedder returned too few vectors".into())
+                })?;
+                embeddings.push(Vector::from(vector));
+                outcome.chunks_embedded += 1;
+                outcome.tokens_embedded += *tokens as u64;
+            }
+        }
+    }
+    outcome.chunks_reused += reused;
 
     let doc_patients: Vec<i64> = changed.iter().map(|(k, _, _)| k.0).collect();
     let doc_days: Vec<Option<NaiveDate>> = changed.iter().map(|(k, _, _)| k.1).collect();
@@ -777,7 +826,6 @@ async fn rebuild_documents(
         chunk_documents.push(document_ids[owner]);
         ordinals.push(ordinal);
     }
-    let embeddings: Vec<Vector> = vectors.into_iter().map(Vector::from).collect();
     sqlx::query(
         "INSERT INTO chunks (document_id, ordinal, text, token_count, embedding)
          SELECT * FROM UNNEST($1::bigint[], $2::int[], $3::text[], $4::int[], $5::vector[])",
@@ -790,8 +838,6 @@ async fn rebuild_documents(
     .execute(&mut **tx)
     .await?;
     outcome.documents_written += changed.len() as u64;
-    outcome.chunks_embedded += chunk_texts.len() as u64;
-    outcome.tokens_embedded += token_counts.iter().map(|&t| t as u64).sum::<u64>();
     Ok(())
 }
 

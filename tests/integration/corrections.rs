@@ -342,3 +342,105 @@ async fn corrections_retract_move_and_rebuild_documents() {
     assert_eq!(report["store"]["facts_retracted"], 2 + 3);
     run.cleanup().await;
 }
+
+/// A stream of corrections published at once: the worker receives messages ahead and stores
+/// messages of different partitions side by side, yet every patient's messages land in order
+/// (the last version of each reading wins), every offset is committed, and a summary that gains
+/// a fact keeps the vectors of its unchanged chunks.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pipelined_worker_keeps_each_patients_order_and_reuses_unchanged_chunks() {
+    let run = TestRun::new("pipelined").await;
+    let store = run.store().await;
+    let mut worker = run.spawn_worker(
+        "pipelined",
+        &[
+            "--embedder",
+            "hashed",
+            "--in-flight",
+            "16",
+            "--concurrent",
+            "3",
+        ],
+    );
+    let pool = store.pool().clone();
+    let patients: Vec<String> = (0..8).map(|i| format!("pp{i}")).collect();
+    // Round after round, each patient's weight reading is corrected (same resource, same day):
+    // the value of the last round must win for every patient.
+    let mut messages: Vec<(Option<&str>, Vec<u8>)> = Vec::new();
+    for round in 1..=6 {
+        for (i, p) in patients.iter().enumerate() {
+            let mut entries = vec![observation(
+                &format!("{p}-w"),
+                p,
+                "2021-03-04",
+                "final",
+                f64::from(round) * 10.0 + i as f64 + 0.5,
+            )];
+            if round == 1 {
+                entries.push(patient(p, "Order"));
+                entries.push(condition(&format!("{p}-c"), p, "Asthma"));
+                entries.push(serde_json::json!({"resource": {
+                    "resourceType": "MedicationRequest", "id": format!("{p}-m"),
+                    "status": "active", "intent": "order",
+                    "medicationCodeableConcept": {"coding": [{"display": "Salbutamol 100 MCG"}]},
+                    "subject": {"reference": format!("Patient/{p}")},
+                    "authoredOn": "2015-05-05"}}));
+            }
+            messages.push((Some(p.as_str()), bundle(None, &entries)));
+        }
+    }
+    let mut sent = send(&run, messages).await;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    for (i, p) in patients.iter().enumerate() {
+        let docs = documents(&pool, "", p).await;
+        let day = docs
+            .iter()
+            .find(|d| d.starts_with("Record of 2021-03-04"))
+            .unwrap_or_else(|| panic!("no day document for {p}: {docs:?}"));
+        let last = format!("{}.5 kg", 60 + i);
+        assert!(day.contains(&last), "{p}: {day} lacks {last}");
+        assert!(!day.contains(&format!("{}.5 kg", 50 + i)), "{p}: {day}");
+    }
+    let medication_vector = |pool: sqlx::PgPool| async move {
+        sqlx::query_scalar::<_, String>(
+            "SELECT c.embedding::text FROM chunks c JOIN documents d USING (document_id)
+             JOIN patients p USING (patient_key)
+             WHERE p.fhir_id = 'pp0' AND d.day IS NULL AND c.text LIKE '%Salbutamol%'",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+    };
+    let before = medication_vector(pool.clone()).await;
+
+    // A new condition for pp0: its summary is rewritten; only the conditions' chunk changes.
+    sent += send(
+        &run,
+        vec![(
+            Some("pp0"),
+            bundle(None, &[condition("pp0-c2", "pp0", "Hay fever")]),
+        )],
+    )
+    .await;
+    run.wait_committed(sent, Duration::from_secs(300), &mut worker)
+        .await;
+    let summary = &documents(&pool, "", "pp0").await[0];
+    assert!(summary.contains("Hay fever") && summary.contains("Salbutamol"));
+    assert_eq!(medication_vector(pool.clone()).await, before);
+
+    let (status, report, log) = worker.terminate();
+    assert!(status.success(), "{log}");
+    let report = first_json(&report);
+    assert_eq!(report["messages"], sent);
+    // The summary's patient and medication chunks were kept: only its conditions' was new.
+    assert!(
+        report["store"]["chunks_reused"].as_u64().unwrap() >= 2,
+        "{report}"
+    );
+    let stages = &report["stages"];
+    for stage in ["parse_s", "flatten_s", "embed_s", "write_s", "commit_s"] {
+        assert!(stages[stage].as_f64().unwrap() > 0.0, "{stage}: {stages}");
+    }
+    run.cleanup().await;
+}
