@@ -28,12 +28,40 @@ enum Topic {
     Procedures,
     Immunizations,
     Readings,
+    /// "How many patients have …": the cohort's size alone.
+    Count,
     Overview,
 }
 
+/// Words that ask how many, not about what.
+const COUNT_WORDS: &[&str] = &[
+    "many",
+    "count",
+    "number",
+    "cohort",
+    "common",
+    "frequent",
+    "prevalence",
+    "patient",
+    "people",
+    "total",
+];
+
 impl Topic {
     fn of(analysis: &QuestionAnalysis) -> Topic {
-        let has = |t: &str| analysis.terms.iter().any(|x| x == t);
+        // The condition's words choose the cohort, not the topic ("how many patients have
+        // hypertension" asks for a count, not for hypertension readings).
+        let condition_words = analysis
+            .condition
+            .as_deref()
+            .map(super::question::line_terms)
+            .unwrap_or_default();
+        let terms: Vec<&String> = analysis
+            .terms
+            .iter()
+            .filter(|t| !condition_words.contains(*t))
+            .collect();
+        let has = |t: &str| terms.iter().any(|x| *x == t);
         if has("medication") {
             Topic::Medications
         } else if has("allergy") {
@@ -44,19 +72,10 @@ impl Topic {
             Topic::Immunizations
         } else if has("condition") {
             Topic::Conditions
-        } else if analysis.terms.iter().any(|t| {
-            ![
-                "many",
-                "count",
-                "number",
-                "cohort",
-                "common",
-                "frequent",
-                "prevalence",
-            ]
-            .contains(&t.as_str())
-        }) {
+        } else if terms.iter().any(|t| !COUNT_WORDS.contains(&t.as_str())) {
             Topic::Readings
+        } else if !terms.is_empty() {
+            Topic::Count
         } else {
             Topic::Overview
         }
@@ -70,7 +89,7 @@ impl Topic {
             Topic::Allergies => ("AllergyIntolerance", "Allergy is "),
             Topic::Procedures => ("Procedure", "Procedure is "),
             Topic::Immunizations => ("Immunization", "Immunization is "),
-            Topic::Readings | Topic::Overview => return None,
+            Topic::Readings | Topic::Count | Topic::Overview => return None,
         })
     }
 }
@@ -254,6 +273,49 @@ fn readings(facts: &[(i64, Option<NaiveDate>, String)], terms: &[String], k: usi
     lines
 }
 
+/// Whether a fact names `condition` among its reasons ("… Reason is Acute bronchitis
+/// (disorder).", from the record's reasonCode or reasonReference).
+fn treats(sentences: &str, condition: &str) -> bool {
+    let Some((_, reason)) = sentences.split_once("Reason is ") else {
+        return false;
+    };
+    let wanted = super::question::line_terms(condition);
+    let held = super::question::line_terms(reason);
+    !wanted.is_empty() && wanted.is_subset(&held)
+}
+
+/// One sentence for the counts of one kind: "Medications: Acetaminophen 325 MG Oral Tablet, 12
+/// patients; Amoxicillin 250 MG, 5 patients." `None` when nothing is shared by enough patients.
+fn count_line(lead: &str, counts: &[(String, usize)]) -> Option<String> {
+    let label = match lead {
+        "Medication is " => "Medications",
+        "Condition is " => "Conditions",
+        "Allergy is " => "Allergies",
+        "Procedure is " => "Procedures",
+        "Immunization is " => "Immunizations",
+        other => other.trim_end_matches(" is "),
+    };
+    labelled_counts(label, counts)
+}
+
+/// [`count_line`] under a label of its own.
+fn labelled_counts(label: &str, counts: &[(String, usize)]) -> Option<String> {
+    if counts.is_empty() {
+        return None;
+    }
+    let items: Vec<String> = counts
+        .iter()
+        .map(|(item, n)| {
+            format!(
+                "{}, {n} patient{}",
+                item.trim_end_matches('.'),
+                if *n == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    Some(format!("{label}: {}.", items.join("; ")))
+}
+
 /// The cohort document for a question, or `None` when fewer than `k` patients stand behind it.
 pub async fn aggregate(
     pool: &PgPool,
@@ -276,15 +338,31 @@ pub async fn aggregate(
     let mut listed =
         |resource_type: &str, lead: &str, facts: &[(i64, Option<NaiveDate>, String)]| {
             let _ = resource_type;
-            for (item, n) in counts(facts, lead, k) {
-                lines.push(format!("{lead}{item}: {n} patients."));
+            if let Some(line) = count_line(lead, &counts(facts, lead, k)) {
+                lines.push(line);
             }
         };
     match topic.facts() {
         Some((resource_type, lead)) => {
             let facts = facts_of(pool, &patients, resource_type).await?;
-            listed(resource_type, lead, &facts);
+            // Medications for a condition: those the record gives that condition as the
+            // reason for, when it says so; otherwise every medication of the cohort.
+            let treating: Vec<_> = match condition {
+                Some(c) if topic == Topic::Medications => {
+                    facts.iter().filter(|f| treats(&f.2, c)).cloned().collect()
+                }
+                _ => Vec::new(),
+            };
+            let given_for = labelled_counts(
+                &format!("Medications given for {}", condition.unwrap_or_default()),
+                &counts(&treating, lead, k),
+            );
+            match given_for {
+                Some(line) => lines.push(line),
+                None => listed(resource_type, lead, &facts),
+            }
         }
+        None if topic == Topic::Count => {}
         None if topic == Topic::Readings => {
             let facts = facts_of(pool, &patients, "Observation").await?;
             let found = readings(&facts, &analysis.terms, k);
@@ -499,6 +577,47 @@ mod tests {
             ),
             Some("Albuterol 0.09 MG/ACTUAT Inhaler")
         );
+        assert_eq!(
+            count_line(
+                "Medication is ",
+                &[
+                    ("Acetaminophen 325 MG".into(), 12),
+                    ("Amoxicillin".into(), 1)
+                ]
+            )
+            .as_deref(),
+            Some("Medications: Acetaminophen 325 MG, 12 patients; Amoxicillin, 1 patient.")
+        );
+        assert_eq!(count_line("Medication is ", &[]), None);
+        assert!(treats(
+            "Medication is Amoxicillin 250 MG. Status is stopped. Reason is Acute bronchitis (disorder).",
+            "acute bronchitis"
+        ));
+        assert!(!treats(
+            "Medication is Amoxicillin 250 MG. Reason is Sinusitis (disorder).",
+            "acute bronchitis"
+        ));
+        assert!(!treats("Medication is Aspirin.", "acute bronchitis"));
+    }
+
+    #[test]
+    fn a_count_question_is_about_the_cohort_not_its_condition() {
+        use crate::answer::question::analyze;
+        let ask = |q: &str| Topic::of(&analyze(q, &BTreeSet::new()));
+        assert_eq!(ask("How many patients have hypertension?"), Topic::Count);
+        assert_eq!(
+            ask("How many patients with diabetes are there?"),
+            Topic::Count
+        );
+        assert_eq!(
+            ask("What medications are patients with acute bronchitis on?"),
+            Topic::Medications
+        );
+        assert_eq!(
+            ask("What is the body weight of patients with diabetes?"),
+            Topic::Readings
+        );
+        assert_eq!(ask("Give me an overview"), Topic::Overview);
     }
 
     #[test]

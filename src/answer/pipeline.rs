@@ -265,6 +265,29 @@ pub async fn find_documents_resolved(
     if !plan.ranked {
         return Ok(found(Vec::new()));
     }
+    // "The latest weight", "the first blood pressure": the newest (oldest) documents that
+    // mention it, not the most similar ones.
+    if let (Some(recency), false, true) = (
+        analysis.recency,
+        resolution.patients.is_empty(),
+        analysis.dates.is_empty() && analysis.months.is_empty(),
+    ) {
+        let patients = scope
+            .narrow(&resolution.patients)
+            .keys()
+            .unwrap_or_default();
+        let documents = search::by_day(
+            pool,
+            &patients,
+            &tsquery_or(&super::question::concept_terms(&analysis)),
+            recency == super::question::Recency::Latest,
+            k,
+        )
+        .await?;
+        if !documents.is_empty() {
+            return Ok(found(documents));
+        }
+    }
     let filter = RetrievalFilter {
         patients: if resolution.patients.is_empty() {
             scope.keys()
@@ -273,6 +296,8 @@ pub async fn find_documents_resolved(
         },
         days: (plan.filters && !analysis.dates.is_empty()).then(|| analysis.dates.clone()),
         summaries_only: false,
+        months: (plan.filters && analysis.dates.is_empty() && !analysis.months.is_empty())
+            .then(|| analysis.months.clone()),
     };
     // The embedder and the text search see the question without names.
     let text = retrieval_text(question, &resolution.name_words, &[], 500);

@@ -290,6 +290,104 @@ pub struct QuestionAnalysis {
     pub terms: Vec<String>,
     /// Whether the question asks for an overview (only broad words among its terms).
     pub broad: bool,
+    /// Months the question names without a day ("in January 2017"), as their first days.
+    pub months: Vec<NaiveDate>,
+    /// Whether it asks for the latest or the first reading ("most recent", "last", "first").
+    pub recency: Option<Recency>,
+    /// Runs of consecutive terms as the question wrote them ("hemoglobin a1c"): a term that
+    /// qualifies a concept the records hold must be held too, or the answer is not found
+    /// (hemoglobin is not HbA1c).
+    pub phrases: Vec<Vec<String>>,
+}
+
+/// Which end of the record a question asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recency {
+    /// "latest", "most recent", "last", "current".
+    Latest,
+    /// "first", "earliest", "initial".
+    Earliest,
+}
+
+impl Recency {
+    fn of(word: &str) -> Option<Recency> {
+        match word {
+            "latest" | "recent" | "last" | "newest" | "current" | "currently" | "lately" => {
+                Some(Recency::Latest)
+            }
+            "first" | "earliest" | "initial" | "oldest" => Some(Recency::Earliest),
+            _ => None,
+        }
+    }
+}
+
+/// Words that name no concept of the record: never required of a fact.
+const GENERIC_TERMS: &[&str] = &[
+    "visit",
+    "time",
+    "value",
+    "level",
+    "result",
+    "reading",
+    "lab",
+    "test",
+    "number",
+    "amount",
+    "record",
+    "recorded",
+    "measured",
+    "taken",
+    "take",
+    "taking",
+    "given",
+    "get",
+    "got",
+    "check",
+    "checked",
+    "much",
+    "many",
+    "often",
+    "ever",
+    "any",
+    "medication",
+    "condition",
+    "procedure",
+    "allergy",
+    "immunization",
+    "report",
+    "plan",
+    "care",
+    "patient",
+    "person",
+    "doctor",
+    "appointment",
+    "encounter",
+    "show",
+    "tell",
+    "give",
+    "list",
+    "find",
+    "see",
+    "look",
+    "like",
+    "during",
+    "date",
+    "day",
+    "month",
+    "year",
+    "current",
+    "status",
+    "active",
+];
+
+/// Words written for a concept the records spell out.
+fn expansion(term: &str) -> Option<&'static [&'static str]> {
+    match term {
+        "bmi" => Some(&["body", "mass", "index"]),
+        "hba1c" => Some(&["hemoglobin", "a1c"]),
+        "bp" => Some(&["blood", "pressure"]),
+        _ => None,
+    }
 }
 
 /// Words before a date that make it a birth date.
@@ -312,8 +410,24 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let mut terms = Vec::new();
     let mut broad_only = true;
     let mut any_term = false;
+    let mut recency = None;
+    let mut phrases: Vec<Vec<String>> = Vec::new();
+    let mut phrase: Vec<String> = Vec::new();
+    let mut previous_end = 0usize;
     for (i, token) in tokens.iter().enumerate() {
+        // A phrase is broken by anything but spaces and hyphens between two terms.
+        if !question[previous_end.min(token.start)..token.start]
+            .chars()
+            .all(|c| c == ' ' || c == '-')
+            && !phrase.is_empty()
+        {
+            phrases.push(std::mem::take(&mut phrase));
+        }
+        previous_end = token.end;
         if in_date(token) {
+            if !phrase.is_empty() {
+                phrases.push(std::mem::take(&mut phrase));
+            }
             continue;
         }
         let word = token.text.as_str();
@@ -348,7 +462,21 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 capitalized.insert(word.to_string());
             }
         }
+        if let Some(r) = Recency::of(word) {
+            // "last name" is a name, not a time.
+            let next = tokens.get(i + 1).map(|t| t.text.as_str());
+            if next != Some("name") {
+                recency.get_or_insert(r);
+                if !phrase.is_empty() {
+                    phrases.push(std::mem::take(&mut phrase));
+                }
+                continue;
+            }
+        }
         if name_words.contains(word) || stop || !has_letter {
+            if !phrase.is_empty() {
+                phrases.push(std::mem::take(&mut phrase));
+            }
             continue;
         }
         let term = canonical(word);
@@ -358,10 +486,20 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         any_term = true;
         if !BROAD_WORDS.contains(&word) {
             broad_only = false;
-            if !terms.contains(&term) {
-                terms.push(term);
+            let spelled: Vec<String> = match expansion(&term) {
+                Some(words) => words.iter().map(|w| w.to_string()).collect(),
+                None => vec![term],
+            };
+            for term in spelled {
+                phrase.push(term.clone());
+                if !terms.contains(&term) {
+                    terms.push(term);
+                }
             }
         }
+    }
+    if !phrase.is_empty() {
+        phrases.push(phrase);
     }
     let lower = question.to_lowercase();
     let birth_dates = mentions
@@ -394,6 +532,13 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         condition: condition(&question),
         terms,
         broad: !any_term || broad_only,
+        months: if birth_dates > 0 {
+            Vec::new()
+        } else {
+            crate::text::dates::months(&question)
+        },
+        recency,
+        phrases,
     }
 }
 
@@ -535,6 +680,29 @@ pub fn condition(question: &str) -> Option<String> {
         .filter(|c| !["all", "the", "my", "our", "these", "those", "which"].contains(&c.as_str()))
 }
 
+/// The question's terms that name a concept of the record (generic words left out).
+pub fn concept_terms(analysis: &QuestionAnalysis) -> Vec<String> {
+    analysis
+        .terms
+        .iter()
+        .filter(|t| !GENERIC_TERMS.contains(&t.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Whether a fact (its canonical words) holds every concept word of each of the question's
+/// phrases it touches: a fact that has "hemoglobin" but not "a1c" does not answer "hemoglobin
+/// A1c" (a near concept must not stand in); generic words ("value", "visit") are never
+/// required.
+pub fn holds_phrases(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> bool {
+    analysis.phrases.iter().all(|phrase| {
+        !phrase.iter().any(|t| words.contains(t))
+            || phrase
+                .iter()
+                .all(|t| words.contains(t) || GENERIC_TERMS.contains(&t.as_str()))
+    })
+}
+
 /// Canonical terms of a text, for scoring lines against a question.
 pub fn line_terms(text: &str) -> BTreeSet<String> {
     crate::text::words(text)
@@ -579,6 +747,62 @@ mod tests {
         assert_eq!(a.dates, vec![NaiveDate::from_ymd_opt(2015, 3, 4).unwrap()]);
         assert_eq!(a.terms, vec!["body", "weight"]);
         assert!(!a.broad);
+    }
+
+    #[test]
+    fn reads_recency_months_and_phrases() {
+        let a = analyze(
+            "How much did Ruben weigh at his most recent visit?",
+            &names(&["ruben"]),
+        );
+        assert_eq!(a.recency, Some(Recency::Latest));
+        assert!(!a.terms.contains(&"recent".to_string()), "{:?}", a.terms);
+        let a = analyze(
+            "What was the first blood pressure of Ruben?",
+            &names(&["ruben"]),
+        );
+        assert_eq!(a.recency, Some(Recency::Earliest));
+        assert_eq!(a.phrases, vec![vec!["blood", "pressure"]]);
+        let a = analyze("What is Ruben's last name?", &BTreeSet::new());
+        assert_eq!(a.recency, None);
+        let a = analyze("Ruben's weight in January 2017?", &names(&["ruben"]));
+        assert_eq!(a.months, vec![NaiveDate::from_ymd_opt(2017, 1, 1).unwrap()]);
+        assert!(a.dates.is_empty());
+        let a = analyze("What is Ruben's hemoglobin A1c?", &names(&["ruben"]));
+        assert_eq!(a.phrases, vec![vec!["hemoglobin", "a1c"]]);
+        let a = analyze("What is Ruben's BMI?", &names(&["ruben"]));
+        assert_eq!(a.terms, vec!["body", "mass", "index"]);
+    }
+
+    #[test]
+    fn a_fact_must_hold_the_whole_concept_it_touches() {
+        let words = |text: &str| line_terms(text);
+        let a = analyze("What is Ruben's hemoglobin A1c?", &names(&["ruben"]));
+        assert!(!holds_phrases(
+            &a,
+            &words("Code is Hemoglobin [Mass/volume] in Blood. Value is 14 g/dL.")
+        ));
+        assert!(holds_phrases(
+            &a,
+            &words("Code is Hemoglobin A1c/Hemoglobin.total in Blood. Value is 5.8 %.")
+        ));
+        // Generic words are never required; untouched phrases ask nothing of the fact.
+        let a = analyze(
+            "Ruben's heart rate and weight value at the visit",
+            &names(&["ruben"]),
+        );
+        assert!(holds_phrases(
+            &a,
+            &words("Code is Body Weight. Value is 80 kg.")
+        ));
+        assert!(holds_phrases(
+            &a,
+            &words("Code is Heart rate. Value is 70 /min.")
+        ));
+        assert!(!holds_phrases(
+            &a,
+            &words("Code is Respiratory rate. Value is 14 /min.")
+        ));
     }
 
     #[test]

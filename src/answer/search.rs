@@ -249,6 +249,8 @@ pub struct RetrievalFilter {
     pub days: Option<Vec<NaiveDate>>,
     /// Only summary documents (conditions, allergies, medications).
     pub summaries_only: bool,
+    /// Months of the document days, as their first days (None: any).
+    pub months: Option<Vec<NaiveDate>>,
 }
 
 /// One retrieved document.
@@ -292,6 +294,7 @@ pub async fn retrieve(
                 FROM chunks c JOIN documents d USING (document_id)
                 WHERE $7 AND ($2::bigint[] IS NULL OR d.patient_key = ANY($2))
                   AND ($3::date[] IS NULL OR d.day = ANY($3))
+                  AND ($11::date[] IS NULL OR date_trunc('month', d.day)::date = ANY($11))
                   AND (NOT $4 OR d.day IS NULL)
                 ORDER BY c.embedding <=> $1
                 LIMIT $5) ranked
@@ -303,6 +306,7 @@ pub async fn retrieve(
                 WHERE $8 AND $6 <> '' AND c.text_search @@ q.query
                   AND ($2::bigint[] IS NULL OR d.patient_key = ANY($2))
                   AND ($3::date[] IS NULL OR d.day = ANY($3))
+                  AND ($11::date[] IS NULL OR date_trunc('month', d.day)::date = ANY($11))
                   AND (NOT $4 OR d.day IS NULL)
                 ORDER BY score DESC, c.document_id
                 LIMIT $5) ranked
@@ -329,9 +333,42 @@ pub async fn retrieve(
     .bind(mode != RetrievalMode::Dense)
     .bind(RRF_K)
     .bind(k as i64)
+    .bind(filter.months.clone())
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
+    Ok(rows.iter().map(document_from_row).collect())
+}
+
+/// The dated documents of `patients` that hold a term of `tsquery`, newest first (or oldest
+/// first): the candidates of a "latest" or "first" question, which relevance ranking would
+/// pick among at random (every weighing mentions weight alike).
+pub async fn by_day(
+    pool: &PgPool,
+    patients: &[i64],
+    tsquery: &str,
+    newest_first: bool,
+    k: usize,
+) -> Result<Vec<RetrievedDocument>, StoreError> {
+    if tsquery.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = sqlx::query(
+        "SELECT d.document_id, d.patient_key, d.day, d.text, 1.0::float8 AS score
+         FROM documents d
+         WHERE d.patient_key = ANY($1) AND d.day IS NOT NULL
+           AND EXISTS (SELECT 1 FROM chunks c, to_tsquery('english', $2) AS q(query)
+                       WHERE c.document_id = d.document_id AND c.text_search @@ q.query)
+         ORDER BY CASE WHEN $3 THEN d.day END DESC, CASE WHEN NOT $3 THEN d.day END ASC,
+                  d.document_id
+         LIMIT $4",
+    )
+    .bind(patients)
+    .bind(tsquery)
+    .bind(newest_first)
+    .bind(k as i64)
+    .fetch_all(pool)
+    .await?;
     Ok(rows.iter().map(document_from_row).collect())
 }
 

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 
-use super::question::{line_terms, QuestionAnalysis};
+use super::question::{holds_phrases, line_terms, QuestionAnalysis, Recency};
 use super::search::RetrievedDocument;
 use crate::privacy::generalize::{fold_readings, generalize_text, month_year, Reading};
 
@@ -78,16 +78,23 @@ pub fn candidates(
 /// line is ("medication" for "Medication is …") counts three times.
 fn score(candidate: &Candidate, terms: &[String]) -> usize {
     let words = line_terms(&candidate.sentence);
+    // A variant the question did not ask for ("BMI percentile" for "BMI") ranks below the
+    // plain measure.
+    let variant = ["percentile", "ratio"]
+        .iter()
+        .any(|v| words.contains(*v) && !terms.iter().any(|t| t == v));
     let kind = candidate
         .sentence
         .split_once(" is ")
         .map(|(head, _)| head.to_lowercase())
         .unwrap_or_default();
-    terms
+    let matched: usize = terms
         .iter()
         .filter(|t| words.contains(*t))
         .map(|t| if kind == *t { 3 } else { 1 })
-        .sum()
+        .sum();
+    // Scores count in thirds of a term, so that the variant's penalty breaks ties only.
+    (matched * 3).saturating_sub(usize::from(variant && matched > 0))
 }
 
 /// Facts a summary question ("tell me about …", "advice for …") is answered from.
@@ -112,13 +119,23 @@ pub fn select_by_rules(
 ) -> Vec<usize> {
     let scores: Vec<usize> = candidates
         .iter()
-        .map(|c| score(c, &analysis.terms))
+        .map(|c| {
+            if holds_phrases(analysis, &line_terms(&c.sentence)) {
+                score(c, &analysis.terms)
+            } else {
+                0
+            }
+        })
         .collect();
     let best = scores.iter().copied().max().unwrap_or(0);
     let mut chosen: Vec<usize> = if best > 0 {
-        let floor = (best - best / 3).max(1);
+        // Within a third of the best (a full term's weight: three points).
+        let floor = (best - (best / 3).max(usize::from(!best.is_multiple_of(3)))).max(1);
+        // A variant scores a point under its measure: when the best is a plain measure, its
+        // variants ("[Percentile]") are not what was asked.
+        let plain_best = best.is_multiple_of(3);
         (0..candidates.len())
-            .filter(|i| scores[*i] >= floor)
+            .filter(|i| scores[*i] >= floor && (!plain_best || scores[*i].is_multiple_of(3)))
             .collect()
     } else if analysis.broad {
         (0..candidates.len())
@@ -135,9 +152,38 @@ pub fn select_by_rules(
             *i,
         )
     });
+    if let Some(recency) = analysis.recency {
+        chosen = keep_one_end(candidates, &chosen, recency);
+    }
     chosen.truncate(max_lines);
     chosen.sort_unstable();
     chosen
+}
+
+/// For "latest"/"first" questions: of the dated facts of one kind (one patient, one code or
+/// medication), only the newest or the oldest. Summary facts stay.
+fn keep_one_end(candidates: &[Candidate], chosen: &[usize], recency: Recency) -> Vec<usize> {
+    let kind = |c: &Candidate| (c.owner.clone(), Reading::parse(&c.sentence).template);
+    let mut best: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for &i in chosen {
+        let c = &candidates[i];
+        let Some(day) = c.day else {
+            out.push(i);
+            continue;
+        };
+        let slot = best.entry(kind(c)).or_insert(i);
+        let current = candidates[*slot].day.unwrap_or(day);
+        let better = match recency {
+            Recency::Latest => day > current,
+            Recency::Earliest => day < current,
+        };
+        if better {
+            *slot = i;
+        }
+    }
+    out.extend(best.into_values());
+    out
 }
 
 /// The candidates a model may choose from: every candidate if few, otherwise the best by rules
@@ -405,6 +451,52 @@ mod tests {
             vec![format!("{owner}, March 2015 to May 2016 (2 readings): Category is vital-signs. Code is Body Weight. Value is 78 to 80 kg.")]
         );
         assert_eq!(doc.document_ids, vec![1, 2]);
+    }
+
+    #[test]
+    fn latest_and_first_keep_one_reading_and_no_near_concept_stands_in() {
+        let c = candidates(&documents(), &labels());
+        let name: BTreeSet<String> = ["ruben688".to_string()].into();
+        let latest = analyze(
+            "How much did Ruben688 weigh at his most recent visit?",
+            &name,
+        );
+        let chosen = select_by_rules(&c, &latest, 24);
+        assert_eq!(
+            chosen,
+            vec![3],
+            "{:?}",
+            chosen.iter().map(|i| c[*i].line()).collect::<Vec<_>>()
+        );
+        let first = analyze("What was Ruben688's first body weight?", &name);
+        assert_eq!(select_by_rules(&c, &first, 24), vec![0]);
+
+        let labs = vec![
+            doc(4, 7, Some("2017-01-05"), "Record of 2017-01-05.\nCode is Hemoglobin [Mass/volume] in Blood. Value is 14.1 g/dL.\nCode is Body mass index (BMI) [Percentile] Per age and sex. Value is 61.2 %."),
+            doc(5, 7, Some("2017-01-05"), "Record of 2017-01-05.\nCode is Body Mass Index. Value is 27.3 kg/m2."),
+        ];
+        let c = candidates(&labs, &labels());
+        let a1c = analyze("What is Ruben688's hemoglobin A1c?", &name);
+        assert!(
+            select_by_rules(&c, &a1c, 24).is_empty(),
+            "hemoglobin is not HbA1c"
+        );
+        let hemoglobin = analyze("What is Ruben688's hemoglobin?", &name);
+        assert_eq!(select_by_rules(&c, &hemoglobin, 24), vec![0]);
+        let bmi = analyze("What is Ruben688's BMI?", &name);
+        let chosen = select_by_rules(&c, &bmi, 24);
+        assert_eq!(chosen.len(), 1);
+        assert!(
+            c[chosen[0]]
+                .sentence
+                .contains("Body Mass Index. Value is 27"),
+            "{}",
+            c[chosen[0]].sentence
+        );
+        let percentile = analyze("What is Ruben688's BMI percentile?", &name);
+        let chosen = select_by_rules(&c, &percentile, 24);
+        assert_eq!(chosen.len(), 1);
+        assert!(c[chosen[0]].sentence.contains("Percentile"));
     }
 
     #[test]

@@ -406,6 +406,41 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
             }
         }
     }
+    // Conditions of the bundle by fullUrl and by `Condition/id`: a medication's
+    // reasonReference names the condition it treats.
+    let mut condition_names: HashMap<String, String> = HashMap::new();
+    for entry in entries {
+        if let Resource::Condition(c) = &entry.resource {
+            let Some(name) = c.code.as_deref().and_then(concept) else {
+                continue;
+            };
+            if let Some(url) = &entry.full_url {
+                condition_names.insert(url.clone(), name.clone());
+            }
+            if let Some(id) = c.id.as_ref().and_then(|id| id.value.as_deref()) {
+                condition_names.insert(format!("Condition/{id}"), name);
+            }
+        }
+    }
+    let reasons = |references: &[Reference]| -> Vec<String> {
+        references
+            .iter()
+            .filter_map(|r| {
+                let target = r.reference.as_ref().and_then(|v| v.value.as_deref());
+                target
+                    .and_then(|t| {
+                        condition_names.get(t).cloned().or_else(|| {
+                            // An absolute URL ending in Condition/id.
+                            let tail = t.rsplit_once("Condition/").map(|(_, id)| id)?;
+                            condition_names.get(&format!("Condition/{tail}")).cloned()
+                        })
+                    })
+                    // A reference outside the bundle: its display names the condition (free
+                    // text, so de-identified).
+                    .or_else(|| deidentified(text(r.display.as_ref())))
+            })
+            .collect()
+    };
     let resolve = |reference: Option<&Reference>| -> Option<String> {
         let reference = reference?.reference.as_ref()?.value.as_deref()?;
         if let Some(id) = patient_urls.get(reference) {
@@ -455,9 +490,8 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
             }
             Resource::Condition(r) => resolve(Some(&r.subject)).map(|p| condition(p, r)),
             Resource::AllergyIntolerance(r) => resolve(Some(&r.patient)).map(|p| allergy(p, r)),
-            Resource::MedicationRequest(r) => {
-                resolve(Some(&r.subject)).map(|p| medication_request(p, r))
-            }
+            Resource::MedicationRequest(r) => resolve(Some(&r.subject))
+                .map(|p| medication_request(p, r, &reasons(&r.reason_reference))),
             Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
             _ => continue,
         };
@@ -882,7 +916,8 @@ fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
     summary_fact(patient, "AllergyIntolerance", when, s.done())
 }
 
-fn medication_request(patient: String, r: &MedicationRequest) -> Fact {
+/// `reasons`: the conditions its `reasonReference`s name (resolved in the bundle).
+fn medication_request(patient: String, r: &MedicationRequest, reasons: &[String]) -> Fact {
     let medication = match &r.medication {
         MedicationRequestMedication::CodeableConcept(c) => concept(c),
         // The display of a medication reference names a drug: kept, but always de-identified.
@@ -901,7 +936,17 @@ fn medication_request(patient: String, r: &MedicationRequest) -> Fact {
         .say("Status", code(Some(&r.status)))
         .say("Intent", code(Some(&r.intent)))
         .say("Dosage", (!dosage.is_empty()).then(|| dosage.join("; ")))
-        .say("Reason", concepts(&r.reason_code));
+        .say("Reason", {
+            let mut all: Vec<String> = concepts(&r.reason_code).into_iter().collect();
+            all.extend(
+                reasons
+                    .iter()
+                    .filter(|r| !all.contains(r))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            (!all.is_empty()).then(|| all.join("; "))
+        });
     summary_fact(
         patient,
         "MedicationRequest",
@@ -1368,6 +1413,48 @@ mod tests {
             procedure.sentences.contains("Status is not-done"),
             "{}",
             procedure.sentences
+        );
+    }
+
+    #[test]
+    fn a_medication_names_the_condition_it_was_given_for() {
+        let json = r#"{"resourceType": "Bundle", "entry": [
+          {"fullUrl": "urn:uuid:p1", "resource": {"resourceType": "Patient", "id": "p1"}},
+          {"fullUrl": "urn:uuid:c1", "resource": {"resourceType": "Condition",
+             "code": {"coding": [{"display": "Acute bronchitis (disorder)"}]},
+             "subject": {"reference": "urn:uuid:p1"}}},
+          {"resource": {"resourceType": "Condition", "id": "c2",
+             "code": {"coding": [{"display": "Sinusitis (disorder)"}]},
+             "subject": {"reference": "urn:uuid:p1"}}},
+          {"resource": {"resourceType": "MedicationRequest", "id": "m1", "status": "stopped",
+             "intent": "order", "subject": {"reference": "urn:uuid:p1"},
+             "medicationCodeableConcept": {"coding": [{"display": "Amoxicillin 250 MG"}]},
+             "reasonReference": [{"reference": "urn:uuid:c1"},
+                                 {"reference": "https://ehr.example/fhir/Condition/c2"}]}},
+          {"resource": {"resourceType": "MedicationRequest", "id": "m2", "status": "active",
+             "intent": "order", "subject": {"reference": "urn:uuid:p1"},
+             "medicationCodeableConcept": {"coding": [{"display": "Aspirin 81 MG"}]},
+             "reasonReference": [{"reference": "Condition/elsewhere", "display": "Angina"}]}}
+        ]}"#;
+        let f = parsed(json);
+        let medication = |id: &str| {
+            f.facts
+                .iter()
+                .find(|x| x.resource_id == id)
+                .unwrap()
+                .sentences
+                .clone()
+        };
+        assert!(
+            medication("m1")
+                .ends_with("Reason is Acute bronchitis (disorder); Sinusitis (disorder)."),
+            "{}",
+            medication("m1")
+        );
+        assert!(
+            medication("m2").ends_with("Reason is Angina."),
+            "{}",
+            medication("m2")
         );
     }
 

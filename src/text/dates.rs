@@ -233,6 +233,19 @@ pub fn days(text: &str) -> Vec<NaiveDate> {
     out
 }
 
+/// Months `text` names without a day ("in January 2017", "2017-01"), as their first days.
+pub fn months(text: &str) -> Vec<NaiveDate> {
+    let mut out: Vec<NaiveDate> = find(text)
+        .into_iter()
+        .filter(|m| m.precision == Precision::Month)
+        .flat_map(|m| m.candidates)
+        .filter_map(|d| d.with_day(1))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// `text` with every mention replaced by `with(mention)`.
 pub fn replace(text: &str, with: impl Fn(&DateMention) -> String) -> String {
     let mut out = String::with_capacity(text.len());
