@@ -340,9 +340,10 @@ pub async fn retrieve(
     Ok(rows.iter().map(document_from_row).collect())
 }
 
-/// The dated documents of `patients` that hold a term of `tsquery`, newest first (or oldest
-/// first): the candidates of a "latest" or "first" question, which relevance ranking would
-/// pick among at random (every weighing mentions weight alike).
+/// The documents of `patients` that hold a term of `tsquery`: the summary first (a condition's
+/// onset, a medication's first and last prescription live there), then the dated ones newest
+/// first (or oldest first): the candidates of a "latest" or "first" question, which relevance
+/// ranking would pick among at random (every weighing mentions weight alike).
 pub async fn by_day(
     pool: &PgPool,
     patients: &[i64],
@@ -356,11 +357,11 @@ pub async fn by_day(
     let rows = sqlx::query(
         "SELECT d.document_id, d.patient_key, d.day, d.text, 1.0::float8 AS score
          FROM documents d
-         WHERE d.patient_key = ANY($1) AND d.day IS NOT NULL
+         WHERE d.patient_key = ANY($1)
            AND EXISTS (SELECT 1 FROM chunks c, to_tsquery('english', $2) AS q(query)
                        WHERE c.document_id = d.document_id AND c.text_search @@ q.query)
-         ORDER BY CASE WHEN $3 THEN d.day END DESC, CASE WHEN NOT $3 THEN d.day END ASC,
-                  d.document_id
+         ORDER BY d.day IS NOT NULL, CASE WHEN $3 THEN d.day END DESC,
+                  CASE WHEN NOT $3 THEN d.day END ASC, d.document_id
          LIMIT $4",
     )
     .bind(patients)
