@@ -222,7 +222,8 @@ fn canonical(word: &str) -> String {
         "conditions" | "diagnoses" | "diagnosis" | "diagnosed" | "diseases" | "disease"
         | "problems" | "problem" => "condition",
         "allergies" | "allergic" => "allergy",
-        "procedures" | "operations" | "surgeries" | "surgery" => "procedure",
+        "procedures" | "operations" | "operation" | "operated" | "surgeries" | "surgery"
+        | "surgical" => "procedure",
         "vaccines" | "vaccine" | "vaccinations" | "vaccination" | "immunizations" | "shots" => {
             "immunization"
         }
@@ -294,6 +295,9 @@ pub struct QuestionAnalysis {
     pub months: Vec<NaiveDate>,
     /// Whether it asks for the latest or the first reading ("most recent", "last", "first").
     pub recency: Option<Recency>,
+    /// Whether it asks about surgery ("surgery", "operation", "operated"), not any procedure:
+    /// only surgical procedures answer it (a throat culture is no surgery).
+    pub surgical: bool,
     /// Runs of consecutive terms as the question wrote them ("hemoglobin a1c"): a term that
     /// qualifies a concept the records hold must be held too, or the answer is not found
     /// (hemoglobin is not HbA1c).
@@ -411,6 +415,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let mut broad_only = true;
     let mut any_term = false;
     let mut recency = None;
+    let mut surgical = false;
     let mut phrases: Vec<Vec<String>> = Vec::new();
     let mut phrase: Vec<String> = Vec::new();
     let mut previous_end = 0usize;
@@ -479,6 +484,12 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             }
             continue;
         }
+        if matches!(
+            word,
+            "surgery" | "surgeries" | "surgical" | "operation" | "operations" | "operated"
+        ) {
+            surgical = true;
+        }
         let term = canonical(word);
         if term.chars().count() < 2 {
             continue;
@@ -538,6 +549,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             crate::text::dates::months(&question)
         },
         recency,
+        surgical,
         phrases,
     }
 }
@@ -680,6 +692,41 @@ pub fn condition(question: &str) -> Option<String> {
         .filter(|c| !["all", "the", "my", "our", "these", "those", "which"].contains(&c.as_str()))
 }
 
+/// Whether a procedure's name reads as surgery (an excision, a repair, a replacement…), by the
+/// word endings and words surgical procedure names use.
+pub fn is_surgical(sentence: &str) -> bool {
+    const ENDINGS: &[&str] = &[
+        "ectomy", "otomy", "ostomy", "plasty", "pexy", "rrhaphy", "desis", "tripsy",
+    ];
+    const WORDS: &[&str] = &[
+        "surgery",
+        "surgical",
+        "repair",
+        "excision",
+        "resection",
+        "removal",
+        "insertion",
+        "implantation",
+        "transplant",
+        "transplantation",
+        "amputation",
+        "replacement",
+        "bypass",
+        "reduction",
+        "fixation",
+        "graft",
+        "grafting",
+        "incision",
+        "suture",
+        "cesarean",
+        "biopsy",
+    ];
+    crate::text::words(sentence).iter().any(|w| {
+        let w = w.to_lowercase();
+        ENDINGS.iter().any(|e| w.ends_with(e)) || WORDS.contains(&w.as_str())
+    })
+}
+
 /// The question's terms that name a concept of the record (generic words left out).
 pub fn concept_terms(analysis: &QuestionAnalysis) -> Vec<String> {
     analysis
@@ -772,6 +819,24 @@ mod tests {
         assert_eq!(a.phrases, vec![vec!["hemoglobin", "a1c"]]);
         let a = analyze("What is Ruben's BMI?", &names(&["ruben"]));
         assert_eq!(a.terms, vec!["body", "mass", "index"]);
+    }
+
+    #[test]
+    fn surgery_is_not_any_procedure() {
+        assert!(analyze("Did Ruben have any surgery?", &names(&["ruben"])).surgical);
+        assert!(!analyze("Which procedures did Ruben have?", &names(&["ruben"])).surgical);
+        assert!(is_surgical(
+            "Procedure is Appendectomy. Status is completed."
+        ));
+        assert!(is_surgical(
+            "Procedure is Total knee replacement. Status is completed."
+        ));
+        assert!(!is_surgical(
+            "Procedure is Throat culture (procedure). Status is completed."
+        ));
+        assert!(!is_surgical(
+            "Procedure is Medication Reconciliation (procedure)."
+        ));
     }
 
     #[test]

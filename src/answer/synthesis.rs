@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 
-use super::question::{holds_phrases, line_terms, QuestionAnalysis, Recency};
+use super::question::{holds_phrases, is_surgical, line_terms, QuestionAnalysis, Recency};
 use super::search::RetrievedDocument;
 use crate::privacy::generalize::{fold_readings, generalize_text, month_year, Reading};
 
@@ -120,7 +120,10 @@ pub fn select_by_rules(
     let scores: Vec<usize> = candidates
         .iter()
         .map(|c| {
-            if holds_phrases(analysis, &line_terms(&c.sentence)) {
+            let not_surgery = analysis.surgical
+                && c.sentence.starts_with("Procedure is ")
+                && !is_surgical(&c.sentence);
+            if holds_phrases(analysis, &line_terms(&c.sentence)) && !not_surgery {
                 score(c, &analysis.terms)
             } else {
                 0
@@ -493,6 +496,12 @@ mod tests {
             "{}",
             c[chosen[0]].sentence
         );
+        // A medication reconciliation is a procedure, not surgery.
+        let c_all = candidates(&documents(), &labels());
+        let surgery = analyze("Did Ruben688 have any surgery?", &name);
+        assert!(select_by_rules(&c_all, &surgery, 24).is_empty());
+        let procedures = analyze("Which procedures did Ruben688 have?", &name);
+        assert_eq!(select_by_rules(&c_all, &procedures, 24).len(), 1);
         let percentile = analyze("What is Ruben688's BMI percentile?", &name);
         let chosen = select_by_rules(&c, &percentile, 24);
         assert_eq!(chosen.len(), 1);
