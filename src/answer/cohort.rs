@@ -347,16 +347,19 @@ pub async fn aggregate(
             let facts = facts_of(pool, &patients, resource_type).await?;
             // Medications for a condition: those the record gives that condition as the
             // reason for, when it says so; otherwise every medication of the cohort.
-            let treating: Vec<_> = match condition {
+            // The label does not repeat the requester's words (the cohort line names the
+            // condition once).
+            let given_for = match condition {
                 Some(c) if topic == Topic::Medications => {
-                    facts.iter().filter(|f| treats(&f.2, c)).cloned().collect()
+                    let treating: Vec<_> =
+                        facts.iter().filter(|f| treats(&f.2, c)).cloned().collect();
+                    labelled_counts(
+                        "Medications given for that condition",
+                        &counts(&treating, lead, k),
+                    )
                 }
-                _ => Vec::new(),
+                _ => None,
             };
-            let given_for = labelled_counts(
-                &format!("Medications given for {}", condition.unwrap_or_default()),
-                &counts(&treating, lead, k),
-            );
             match given_for {
                 Some(line) => lines.push(line),
                 None => listed(resource_type, lead, &facts),

@@ -344,9 +344,8 @@ async fn handle(
     let partition = message.partition();
     let offset = message.offset();
     let source = Some((message.topic(), partition, offset));
-    let Some(payload) = message.payload() else {
-        return handle_tombstone(ingest, message, report, shutdown).await;
-    };
+    // A message with a payload (tombstones are handled by `handle_tombstone`).
+    let payload = message.payload().unwrap_or_default();
     let started = Instant::now();
     report.stages.parse_s += prepared.parse_s;
     report.stages.flatten_s += prepared.flatten_s;
