@@ -177,13 +177,14 @@ type LatestByPatient = BTreeMap<i64, (Option<NaiveDate>, Reading)>;
 /// question's terms.
 fn latest_readings(
     facts: &[(i64, Option<NaiveDate>, String)],
-    terms: &[String],
+    analysis: &QuestionAnalysis,
 ) -> BTreeMap<String, LatestByPatient> {
     // code → patient → (day, the reading's values and wording)
     let mut latest: BTreeMap<String, LatestByPatient> = BTreeMap::new();
     for (patient, day, sentences) in facts {
-        let words = super::question::line_terms(sentences);
-        if !terms.iter().any(|t| words.contains(t)) {
+        // The reading the question names, whole ("average shoe size" is not a pain survey
+        // that says "on average").
+        if !super::question::names_concept(analysis, &super::question::line_terms(sentences)) {
             continue;
         }
         let Some(code_at) = sentences.find("Code is ") else {
@@ -217,8 +218,13 @@ fn term_match(code: &str, terms: &[String]) -> usize {
 
 /// Medians and middle halves of the latest reading per patient, for the observation codes the
 /// question's terms name, each over at least `k` patients.
-fn readings(facts: &[(i64, Option<NaiveDate>, String)], terms: &[String], k: usize) -> Vec<String> {
-    let latest = latest_readings(facts, terms);
+fn readings(
+    facts: &[(i64, Option<NaiveDate>, String)],
+    analysis: &QuestionAnalysis,
+    k: usize,
+) -> Vec<String> {
+    let terms = &analysis.terms;
+    let latest = latest_readings(facts, analysis);
     let mut codes: Vec<(String, LatestByPatient)> =
         latest.into_iter().filter(|(_, p)| p.len() >= k).collect();
     // The code that names the most of the question's terms, then the most patients.
@@ -368,7 +374,7 @@ pub async fn aggregate(
         None if topic == Topic::Count => {}
         None if topic == Topic::Readings => {
             let facts = facts_of(pool, &patients, "Observation").await?;
-            let found = readings(&facts, &analysis.terms, k);
+            let found = readings(&facts, analysis, k);
             if found.is_empty() {
                 return Ok(Some(SyntheticDocument {
                     lines: Vec::new(),
@@ -459,7 +465,7 @@ pub async fn dp_aggregate(
     let histogram_delta = settings.delta / 2.0 / kinds.len().max(1) as f64;
     if topic == Topic::Readings {
         let facts = facts_of(pool, &patients, "Observation").await?;
-        let latest = latest_readings(&facts, &analysis.terms);
+        let latest = latest_readings(&facts, analysis);
         // One (code, wording) item per patient and code: the histogram picks which exist.
         let mut held: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
         for (code, by_patient) in &latest {
@@ -642,8 +648,17 @@ mod tests {
                 ),
             ));
         }
-        let lines = readings(&facts, &["weight".to_string()], 5);
+        let analysis = crate::answer::question::analyze(
+            "What is the average weight of patients with asthma?",
+            &Default::default(),
+        );
+        let lines = readings(&facts, &analysis, 5);
         assert_eq!(lines, vec!["Body Weight, the latest value of each of 5 patients: Value is median 74 (middle half 72 to 76) kg."]);
-        assert!(readings(&facts, &["weight".to_string()], 6).is_empty());
+        assert!(readings(&facts, &analysis, 6).is_empty());
+        let shoe = crate::answer::question::analyze(
+            "What is the average shoe weight of patients with asthma?",
+            &Default::default(),
+        );
+        assert!(readings(&facts, &shoe, 5).is_empty());
     }
 }

@@ -190,6 +190,9 @@ pub struct SearchPlan {
     pub filters: bool,
     /// Most patients a condition search returns.
     pub condition_patients: usize,
+    /// Words the records use (None: not known): a concept's words the records never use
+    /// ("charted" in "the weight charted in 2017") are dropped from it.
+    pub known: Option<BTreeSet<String>>,
 }
 
 impl Default for SearchPlan {
@@ -200,6 +203,7 @@ impl Default for SearchPlan {
             ranked: true,
             filters: true,
             condition_patients: 10,
+            known: None,
         }
     }
 }
@@ -245,7 +249,10 @@ pub async fn find_documents_resolved(
     k: usize,
     resolution: search::NameResolution,
 ) -> Result<Found, AnswerError> {
-    let analysis = analyze(question, &resolution.name_words);
+    let mut analysis = analyze(question, &resolution.name_words);
+    if let Some(known) = &plan.known {
+        analysis.keep_known(known);
+    }
     let found = |documents| Found {
         resolution: resolution.clone(),
         analysis: analysis.clone(),
@@ -279,7 +286,8 @@ pub async fn find_documents_resolved(
         let documents = search::by_day(
             pool,
             &patients,
-            &tsquery_or(&super::question::concept_terms(&analysis)),
+            // Documents with a fact that holds the whole concept ("body temperature").
+            &super::question::concept_terms(&analysis),
             recency == super::question::Recency::Latest,
             k,
         )
@@ -302,7 +310,7 @@ pub async fn find_documents_resolved(
     // The embedder and the text search see the question without names.
     let text = retrieval_text(question, &resolution.name_words, &[], 500);
     let vector = embedder.embed(vec![text]).await?.pop().unwrap_or_default();
-    let documents = search::retrieve(
+    let mut documents = search::retrieve(
         pool,
         plan.mode,
         &vector,
@@ -311,6 +319,21 @@ pub async fn find_documents_resolved(
         k,
     )
     .await?;
+    // A named patient's prescriptions, onsets and care plans of the days or months asked live
+    // in the summary with their own dates: they answer a dated question too.
+    if plan.filters && !resolution.patients.is_empty() {
+        let patients = scope
+            .narrow(&resolution.patients)
+            .keys()
+            .unwrap_or_default();
+        let months = if analysis.dates.is_empty() {
+            &analysis.months[..]
+        } else {
+            &[]
+        };
+        // After the ranked documents: the ranking stays what the retriever made it.
+        documents.extend(search::events(pool, &patients, &analysis.dates, months).await?);
+    }
     Ok(found(documents))
 }
 
@@ -1151,6 +1174,12 @@ impl AnswerEngine {
         search_started: Instant,
         draft: &mut Draft,
     ) -> Result<(), AnswerError> {
+        if resolution.patients.len() == 1 && super::question::asks_age(&query.question) {
+            let patient = resolution.patients[0];
+            draft.patients.insert(patient);
+            draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+            return self.age(patient, draft).await;
+        }
         let k = query
             .options
             .k
@@ -1158,6 +1187,7 @@ impl AnswerEngine {
             .min(self.config.max_k) as usize;
         let plan = SearchPlan {
             condition_patients: self.config.condition_patients,
+            known: Some(known.clone()),
             ..SearchPlan::default()
         };
         let Found {
@@ -1183,9 +1213,13 @@ impl AnswerEngine {
             _ => "the named patients",
         };
         let synthetic = render_query(subject, &analysis.terms, known, &analysis.dates);
+        // For one named patient of the requester's own, "not found" says what is missing.
+        let missing = (resolution.patients.len() == 1)
+            .then(|| super::question::not_on_record(&analysis, known))
+            .flatten();
         if documents.is_empty() {
             draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
+            draft.answer = missing.unwrap_or_else(|| NOT_FOUND_ANSWER.into());
             draft.synthetic_query = synthetic;
             return Ok(());
         }
@@ -1211,6 +1245,70 @@ impl AnswerEngine {
         if draft.synthetic_query.is_empty() {
             draft.synthetic_query = synthetic;
         }
+        if let (Some(AnswerStatus::NotFound), Some(missing)) = (draft.status, missing) {
+            if draft.answer == NOT_FOUND_ANSWER {
+                draft.answer = missing;
+            }
+        }
+        Ok(())
+    }
+
+    /// "How old is …": the ten-year age band (90 and over as one), from the vault's birth date
+    /// and, for a patient who died, the day of death the record gives. The birth date itself
+    /// never leaves; a band is what HIPAA's Safe Harbor lets an age be.
+    async fn age(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
+        let pool = self.store.pool();
+        let birth: Option<String> = sqlx::query_scalar(
+            "SELECT value FROM phi_vault WHERE patient_key = $1 AND kind = $2 ORDER BY value LIMIT 1",
+        )
+        .bind(patient)
+        .bind(crate::phi::PhiKind::BirthDate.as_str())
+        .fetch_optional(pool)
+        .await
+        .map_err(StoreError::from)?;
+        let birth = birth.and_then(|b| {
+            chrono::NaiveDate::parse_from_str(b.get(..10).unwrap_or(&b), "%Y-%m-%d").ok()
+        });
+        let synthetic = "What does the record of the patient say about age?".to_string();
+        let Some(birth) = birth else {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        };
+        let death: Option<String> = sqlx::query_scalar(
+            "SELECT substring(sentences FROM 'The patient died on ([0-9]{4}-[0-9]{2}-[0-9]{2})')
+             FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'
+               AND sentences LIKE '%The patient died on %' LIMIT 1",
+        )
+        .bind(patient)
+        .fetch_optional(pool)
+        .await
+        .map_err(StoreError::from)?
+        .flatten();
+        let death = death.and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
+        let on = death.unwrap_or_else(|| chrono::Utc::now().date_naive());
+        let band = crate::privacy::generalize::age_band(super::question::years_between(birth, on));
+        let (line, template) = match death {
+            Some(_) => (
+                format!("The patient, overall record: Age at death is {band} years"),
+                format!("The patient died aged {band} years."),
+            ),
+            None => (
+                format!("The patient, overall record: Age is {band} years"),
+                format!("The patient is {band} years old."),
+            ),
+        };
+        let document = SyntheticDocument {
+            lines: vec![line],
+            document_ids: Vec::new(),
+        };
+        let Some((document, query)) = self.review(document, synthetic, draft).await? else {
+            return Ok(());
+        };
+        draft.synthetic_query = query.get().clone();
+        draft.trace.synthetic_document = document.get().text();
+        self.respond(&document, &query, template, draft).await;
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! two-step question is about, and the content terms left for retrieval and fact selection.
 //! Pure functions; the Search agent resolves names against the vault with them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use chrono::NaiveDate;
@@ -188,6 +188,158 @@ const STOPWORDS: &[&str] = &[
     "friday",
     "saturday",
     "sunday",
+    "anything",
+    "something",
+    "done",
+    "happen",
+    "happened",
+    "since",
+    // Verbs a question asks with, never what it asks about.
+    "read",
+    "reads",
+    "come",
+    "comes",
+    "came",
+    "out",
+    "pull",
+    "pulled",
+    "underwent",
+    "undergo",
+    "undergone",
+    "performed",
+    "perform",
+    "carried",
+    "carry",
+    "start",
+    "started",
+    "starts",
+    "begin",
+    "began",
+    "begun",
+    "us",
+    "file",
+    "substance",
+    "substances",
+    "receive",
+    "receives",
+    "received",
+    "gets",
+    "use",
+    "used",
+    "using",
+    "treat",
+    "treats",
+    "treated",
+    "treating",
+    "charted",
+    "documented",
+    "logged",
+    "listed",
+    "written",
+    "noted",
+    "entered",
+    "reached",
+    "stand",
+    "stands",
+    "retrieve",
+    "went",
+];
+
+/// Units written out ("in kilograms", "beats per minute"): the records write the symbol, and a
+/// unit asks for no concept of its own.
+const UNIT_WORDS: &[&str] = &[
+    "kilogram",
+    "kilograms",
+    "kilo",
+    "kilos",
+    "kg",
+    "pound",
+    "pounds",
+    "lbs",
+    "centimeter",
+    "centimeters",
+    "centimetre",
+    "centimetres",
+    "cm",
+    "meter",
+    "meters",
+    "metre",
+    "metres",
+    "inch",
+    "inches",
+    "beats",
+    "breaths",
+    "per",
+    "minute",
+    "min",
+    "square",
+    "millimeters",
+    "millimetres",
+    "mercury",
+    "mmhg",
+    "milligrams",
+    "milligram",
+    "mg",
+    "deciliter",
+    "decilitre",
+    "dl",
+    "millimoles",
+    "liter",
+    "litre",
+    "percent",
+    "percentage",
+    "degrees",
+    "degree",
+    "celsius",
+    "fahrenheit",
+    "units",
+    "unit",
+];
+
+/// Everyday names of readings, rewritten to the words the records use before the question is
+/// read ("blood sugar" is Glucose, "pulse" is Heart rate).
+static EVERYDAY_NAMES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    [
+        (r"(?i)\bblood\s+sugar\b", "glucose"),
+        (
+            r"(?i)\bbreathing\s+rate\b|\brespiration\s+rate\b|\brespirations\b",
+            "respiratory rate",
+        ),
+        (r"(?i)\bpulse(?:\s+rate)?\b", "heart rate"),
+        (r"(?i)\bsystolic\s+pressure\b", "systolic blood pressure"),
+        (r"(?i)\bdiastolic\s+pressure\b", "diastolic blood pressure"),
+        (r"(?i)\btemperature\b", "body temperature"),
+    ]
+    .into_iter()
+    .map(|(p, to)| (Regex::new(p).expect("valid regex"), to))
+    .collect()
+});
+
+/// The question with everyday names of readings in the records' words.
+fn record_words(question: &str) -> String {
+    let mut out = question.to_string();
+    for (pattern, to) in EVERYDAY_NAMES.iter() {
+        if pattern.is_match(&out) {
+            out = pattern.replace_all(&out, *to).into_owned();
+        }
+    }
+    out.replace("body body temperature", "body temperature")
+}
+
+/// Months' names (also stopwords: never content terms).
+const MONTH_NAMES: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
 /// Words that ask for an overview rather than a particular fact.
@@ -218,10 +370,12 @@ fn canonical(word: &str) -> String {
     let w = word.to_lowercase();
     let mapped = match w.as_str() {
         "medications" | "medicines" | "medicine" | "drugs" | "drug" | "prescriptions"
-        | "prescription" | "prescribed" | "meds" => "medication",
+        | "prescription" | "prescribed" | "prescribe" | "prescribing" | "meds" | "rx" => {
+            "medication"
+        }
         "conditions" | "diagnoses" | "diagnosis" | "diagnosed" | "diseases" | "disease"
-        | "problems" | "problem" => "condition",
-        "allergies" | "allergic" => "allergy",
+        | "problems" | "problem" | "dx" => "condition",
+        "allergies" | "allergic" | "allergen" | "allergens" => "allergy",
         "procedures" | "operations" | "operation" | "operated" | "surgeries" | "surgery"
         | "surgical" => "procedure",
         "vaccines" | "vaccine" | "vaccinations" | "vaccination" | "immunizations" | "shots" => {
@@ -256,12 +410,38 @@ fn stem(word: &str) -> String {
 
 /// "patients with diabetes", "people diagnosed with asthma", "those suffering from …".
 static CONDITION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:patients?|people|persons?|those|anyone|everyone|individuals)\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|have|has|had|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|prescribed|use|using|been|have|had)\b|[?.!,;]|$)")
+    Regex::new(r"(?i)\b(?:patients?|people|persons?|those|anyone|everyone|individuals)(?:\s+(?:in|at|of|from)\s+(?:our|the|this|my)\s+(?:records?|hospital|clinic|practice|database|system))?\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|have|has|had|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|given|prescribed|use|using|been|have|had|in\s+(?:the|our|these|those|all)\s+records?)\b|[?.!,;]|$)")
+        .expect("valid regex")
+});
+/// "which drugs treat asthma in our patients": a cohort's condition named by what treats it.
+static CONDITION_TREATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:treat|treats|treating|treated|for)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:in|among|across|of)\s+(?:our|the|all|these|those|this|my)?\s*(?:group\s+of\s+)?(?:patients|people|population|cohort|group)\b")
+        .expect("valid regex")
+});
+/// "prescribed for asthma?", "used to treat asthma": the condition at the question's end.
+static CONDITION_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:prescribed|prescribe|given|used|taken)\s+(?:for|to\s+treat|against)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:in|among)\s+(?:this|our|the|these|those|all|my)\b.*)?\s*[?.!]*\s*$")
+        .expect("valid regex")
+});
+/// "headache patient count", "asthma medications": a terse question that starts with the
+/// condition.
+static CONDITION_LEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(.+?)\s+(?:patients?\s+)?(?:count|counts|prevalence|medications|meds|drugs|prescriptions)\s*[?.!]*\s*$")
+        .expect("valid regex")
+});
+/// "how many are diagnosed with asthma", "carry a diagnosis of asthma".
+static CONDITION_DIAGNOSED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:diagnosed\s+with|diagnosis\s+of|suffering\s+from)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:in|among)\s+(?:this|our|the|these|those|all|my)\b.*)?\s*[?.!,;]*\s*$")
+        .expect("valid regex")
+});
+/// "asthma: how many patients?": the condition, then a colon.
+static CONDITION_COLON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*([a-z][^:?]*?)\s*:\s*(?:how|which|what|list|number|count)\b")
         .expect("valid regex")
 });
 /// "diabetes patients", "asthmatic patients" (the words right before "patients").
 static CONDITION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:are|do|for|of|among|the|all)\s+((?:[a-z][a-z'\-]*\s+){0,3}?[a-z][a-z'\-]*)\s+patients\b")
+    Regex::new(r"(?i)\b(?:are|do|for|of|among|the|all|our|my|these|those)\s+((?:[a-z][a-z'\-]*\s+){0,3}?[a-z][a-z'\-]*)\s+patients\b")
         .expect("valid regex")
 });
 
@@ -302,6 +482,31 @@ pub struct QuestionAnalysis {
     /// qualifies a concept the records hold must be held too, or the answer is not found
     /// (hemoglobin is not HbA1c).
     pub phrases: Vec<Vec<String>>,
+    /// Each term as the question wrote it (lower case): "diabetes" for the term "diabete".
+    pub written: BTreeMap<String, String>,
+}
+
+impl QuestionAnalysis {
+    /// Drops from each phrase the words the records never use, when the phrase keeps a concept
+    /// word they do use: "weight charted" asks about weight. A phrase none of whose concept
+    /// words the records use ("leprosy") stays whole: nothing answers it.
+    pub fn keep_known(&mut self, known: &BTreeSet<String>) {
+        let mut dropped: BTreeSet<String> = BTreeSet::new();
+        for phrase in &mut self.phrases {
+            if phrase.iter().any(|t| is_concept(t) && known.contains(t)) {
+                phrase.retain(|t| {
+                    let keep = !is_concept(t) || known.contains(t);
+                    if !keep {
+                        dropped.insert(t.clone());
+                    }
+                    keep
+                });
+            }
+        }
+        let still: BTreeSet<&String> = self.phrases.iter().flatten().collect();
+        self.terms
+            .retain(|t| !dropped.contains(t) || still.contains(t));
+    }
 }
 
 /// Which end of the record a question asks for.
@@ -316,9 +521,8 @@ pub enum Recency {
 impl Recency {
     fn of(word: &str) -> Option<Recency> {
         match word {
-            "latest" | "recent" | "last" | "newest" | "current" | "currently" | "lately" => {
-                Some(Recency::Latest)
-            }
+            "latest" | "recent" | "recently" | "last" | "newest" | "current" | "currently"
+            | "lately" => Some(Recency::Latest),
             "first" | "earliest" | "initial" | "oldest" => Some(Recency::Earliest),
             _ => None,
         }
@@ -382,6 +586,24 @@ const GENERIC_TERMS: &[&str] = &[
     "current",
     "status",
     "active",
+    "early",
+    "mid",
+    "middle",
+    "late",
+    "average",
+    "mean",
+    "median",
+    "typical",
+    "highest",
+    "lowest",
+    "maximum",
+    "minimum",
+    "measure",
+    "measures",
+    "measuring",
+    "order",
+    "ordered",
+    "entry",
 ];
 
 /// Words written for a concept the records spell out.
@@ -400,7 +622,7 @@ const BIRTH_CUES: &[&str] = &["born", "birth", "birthday", "dob", "birthdate"];
 /// Analyses a question. `name_words` are words already known to be names (folded); they are
 /// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
-    let question = crate::text::strip_control_sequences(question);
+    let question = record_words(&crate::text::strip_control_sequences(question));
     let mentions = crate::text::dates::find(&question);
     let in_date = |t: &crate::text::Token| {
         mentions
@@ -418,6 +640,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let mut surgical = false;
     let mut phrases: Vec<Vec<String>> = Vec::new();
     let mut phrase: Vec<String> = Vec::new();
+    let mut written: BTreeMap<String, String> = BTreeMap::new();
     let mut previous_end = 0usize;
     for (i, token) in tokens.iter().enumerate() {
         // A phrase is broken by anything but spaces and hyphens between two terms.
@@ -450,6 +673,11 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         let digits = word.chars().filter(|c| c.is_numeric()).count();
         let stop = STOPWORDS.contains(&word);
         let original = &question[token.start..token.end];
+        // A month's name outside a date may be a given name ("April", "June", "August"): looked
+        // up in the vault, never taken for a name on its own.
+        if stop && MONTH_NAMES.contains(&word) && word != "may" {
+            candidates.insert(word.to_string());
+        }
         if has_letter && !stop {
             candidates.insert(word.to_string());
             let stripped = crate::text::strip_digits(word);
@@ -478,7 +706,12 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 continue;
             }
         }
-        if name_words.contains(word) || stop || !has_letter {
+        // "Small cell carcinoma of lung" is one concept.
+        if word == "of" && !phrase.is_empty() {
+            continue;
+        }
+        // A unit may be a name too ("Per", "Min"): it stays a name candidate, never a term.
+        if name_words.contains(word) || stop || !has_letter || UNIT_WORDS.contains(&word) {
             if !phrase.is_empty() {
                 phrases.push(std::mem::take(&mut phrase));
             }
@@ -499,9 +732,15 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             broad_only = false;
             let spelled: Vec<String> = match expansion(&term) {
                 Some(words) => words.iter().map(|w| w.to_string()).collect(),
-                None => vec![term],
+                None => {
+                    written
+                        .entry(term.clone())
+                        .or_insert_with(|| word.to_string());
+                    vec![term]
+                }
             };
             for term in spelled {
+                written.entry(term.clone()).or_insert_with(|| term.clone());
                 phrase.push(term.clone());
                 if !terms.contains(&term) {
                     terms.push(term);
@@ -513,6 +752,10 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         phrases.push(phrase);
     }
     let lower = question.to_lowercase();
+    // "Since when does she have asthma": the onset, the first record of it.
+    if lower.contains("since when") {
+        recency.get_or_insert(Recency::Earliest);
+    }
     let birth_dates = mentions
         .iter()
         .filter(|m| {
@@ -546,11 +789,16 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         months: if birth_dates > 0 {
             Vec::new()
         } else {
-            crate::text::dates::months(&question)
+            let mut months = crate::text::dates::months(&question);
+            months.extend(crate::text::dates::periods(&question));
+            months.sort_unstable();
+            months.dedup();
+            months
         },
         recency,
         surgical,
         phrases,
+        written,
     }
 }
 
@@ -662,6 +910,35 @@ const QUESTION_WORDS: &[&str] = &[
     "them",
 ];
 
+/// "How old is …", "…'s age?", "what age is …": the patient's age now, not the age at an
+/// event ("at what age was she diagnosed" is not asked here).
+static ASKS_AGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bhow\s+(?:many\s+years\s+)?old\b|\byears\s+old\b",
+        r"|^\s*(?:what|which)\s+age\s+is\b",
+        r"|\bage(?:\s+(?:now|today|band))?\s*(?:,?\s*please)?\s*[?.!]*\s*$",
+        r"|\b(?:what\s+is|what's)\s+(?:the\s+)?(?:current\s+)?age\s+of\b",
+        r"|^\s*(?:the\s+)?(?:current\s+)?age\s+of\b",
+        r"|\bage\s+band\b|\bage\s+in\s+years\b|\bage\s+has\b.*\breached\b|\bthe\s+age\s+of\b",
+    ))
+    .expect("valid regex")
+});
+
+/// Whether a question asks how old its patient is.
+pub fn asks_age(question: &str) -> bool {
+    ASKS_AGE.is_match(question)
+}
+
+/// Whole years from `from` to `to`.
+pub fn years_between(from: NaiveDate, to: NaiveDate) -> u32 {
+    use chrono::Datelike;
+    let mut years = to.year() - from.year();
+    if (to.month(), to.day()) < (from.month(), from.day()) {
+        years -= 1;
+    }
+    years.max(0) as u32
+}
+
 /// Every day the question names (any spelling the crate's date grammar reads).
 pub fn dates(question: &str) -> Vec<NaiveDate> {
     crate::text::dates::days(question)
@@ -681,14 +958,34 @@ pub fn condition(question: &str) -> Option<String> {
             .collect();
         (!words.is_empty()).then(|| words.join(" ").to_lowercase())
     };
-    if let Some(c) = CONDITION_AFTER.captures(question) {
-        if let Some(found) = clean(&c[1]) {
-            return Some(found);
+    for pattern in [
+        &*CONDITION_AFTER,
+        &*CONDITION_TREATED,
+        &*CONDITION_FOR,
+        &*CONDITION_LEADING,
+        &*CONDITION_DIAGNOSED,
+        &*CONDITION_COLON,
+    ] {
+        if let Some(c) = pattern.captures(question) {
+            if let Some(found) = clean(&c[1]) {
+                return Some(found);
+            }
         }
     }
+    // "the medications our asthma patients": the words after the last determiner.
+    const LEADS: &[&str] = &[
+        "are", "do", "for", "of", "among", "the", "all", "our", "my", "these", "those",
+    ];
     CONDITION_BEFORE
         .captures(question)
-        .and_then(|c| clean(&c[1]))
+        .and_then(|c| {
+            let words: Vec<&str> = c[1].split_whitespace().collect();
+            let start = words
+                .iter()
+                .rposition(|w| LEADS.contains(&w.to_lowercase().as_str()))
+                .map_or(0, |i| i + 1);
+            clean(&words[start..].join(" "))
+        })
         .filter(|c| !["all", "the", "my", "our", "these", "those", "which"].contains(&c.as_str()))
 }
 
@@ -750,6 +1047,65 @@ pub fn holds_phrases(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> b
     })
 }
 
+/// Whether a term names a concept of the record (not a generic or statistical word).
+fn is_concept(term: &str) -> bool {
+    !GENERIC_TERMS.contains(&term)
+}
+
+/// Whether the question names a concept of the record at all ("diagnosed with dyspnea",
+/// "body temperature"), rather than only a kind of fact ("which allergies").
+pub fn asks_concept(analysis: &QuestionAnalysis) -> bool {
+    analysis
+        .phrases
+        .iter()
+        .any(|phrase| phrase.iter().any(|t| is_concept(t)))
+}
+
+/// What a named patient's record does not hold, in the question's own words but only those the
+/// records use (`known`): "nothing about small cell carcinoma lung is on record for the patient".
+/// None when the question names no such concept. Words the records never use (a name typed into
+/// the question, a typo) are never repeated.
+pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> Option<String> {
+    let phrases: Vec<String> = analysis
+        .phrases
+        .iter()
+        .map(|phrase| {
+            phrase
+                .iter()
+                .filter(|t| is_concept(t) && known.contains(*t))
+                .map(|t| {
+                    analysis
+                        .written
+                        .get(t)
+                        .cloned()
+                        .unwrap_or_else(|| t.clone())
+                })
+                .collect::<Vec<String>>()
+                .join(" ")
+        })
+        .filter(|p| !p.is_empty())
+        .collect();
+    (!phrases.is_empty()).then(|| {
+        format!(
+            "Nothing about {} is on record for the patient.",
+            phrases.join(" or ")
+        )
+    })
+}
+
+/// Whether a fact (its canonical words) answers the concept the question names: it holds every
+/// concept word of at least one of the question's phrases, and no phrase in part
+/// ([`holds_phrases`]). A fact about another condition does not answer "when was she diagnosed
+/// with dyspnea"; a reading whose name merely shares a word ("average" in a pain survey) does not
+/// answer "the average shoe size".
+pub fn names_concept(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> bool {
+    holds_phrases(analysis, words)
+        && analysis.phrases.iter().any(|phrase| {
+            let mut concept = phrase.iter().filter(|t| is_concept(t)).peekable();
+            concept.peek().is_some() && concept.all(|t| words.contains(t))
+        })
+}
+
 /// Canonical terms of a text, for scoring lines against a question.
 pub fn line_terms(text: &str) -> BTreeSet<String> {
     crate::text::words(text)
@@ -776,6 +1132,96 @@ pub fn tsquery_or(terms: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn everyday_words_units_and_periods() {
+        // "ann" is the resolved patient's name, as the Search agent passes it.
+        let none = names(&["ann"]);
+        let a = analyze("ann's pulse in beats per minute on March 4th, 2015", &none);
+        assert_eq!(a.terms, ["heart", "rate"]);
+        assert_eq!(a.dates.len(), 1);
+        let a = analyze("what was the blood sugar of ann in early 2017", &none);
+        // "early" stays a term, a generic one: no fact needs to hold it.
+        let concepts: Vec<&String> = a.terms.iter().filter(|t| is_concept(t)).collect();
+        assert_eq!(concepts, ["glucose"]);
+        assert_eq!(a.months.len(), 4);
+        let a = analyze("since when does ann have asthma", &none);
+        assert_eq!(a.recency, Some(Recency::Earliest));
+        let a = analyze("is ann allergic to anything", &none);
+        assert_eq!(a.terms, ["allergy"]);
+        assert_eq!(
+            condition("which drugs treat acute bronchitis in our patients").as_deref(),
+            Some("acute bronchitis")
+        );
+        assert_eq!(
+            condition("number of people diagnosed with asthma in the records").as_deref(),
+            Some("asthma")
+        );
+        assert_eq!(
+            condition("What medications are patients with asthma given for it?").as_deref(),
+            Some("asthma")
+        );
+        for (q, c) in [
+            (
+                "how many people in our records have sinusitis?",
+                "sinusitis",
+            ),
+            (
+                "how many patients in the hospital have loss of taste?",
+                "loss taste",
+            ),
+            (
+                "concussion with no loss of consciousness patient count",
+                "concussion loss consciousness",
+            ),
+            (
+                "which drugs are prescribed for acute bronchitis?",
+                "acute bronchitis",
+            ),
+            ("asthma medications", "asthma"),
+            (
+                "among our patients, how many are diagnosed with fracture of ankle",
+                "fracture ankle",
+            ),
+            (
+                "chronic low back pain: how many patients?",
+                "chronic low back pain",
+            ),
+            (
+                "check what drugs are used to treat sore throat in this group of patients",
+                "sore throat",
+            ),
+            (
+                "can you list the medications our asthma patients receive for it?",
+                "asthma",
+            ),
+        ] {
+            assert_eq!(condition(q).as_deref(), Some(c), "{q}");
+        }
+    }
+
+    #[test]
+    fn reads_age_questions() {
+        for q in [
+            "How old is Ann Lee?",
+            "ann's age?",
+            "What is the age of Ann Lee?",
+            "What age is Ann?",
+            "Lee's current age",
+        ] {
+            assert!(asks_age(q), "{q}");
+        }
+        for q in [
+            "At what age was Ann diagnosed with asthma?",
+            "What is the average weight of Ann?",
+            "Ann's dosage?",
+        ] {
+            assert!(!asks_age(q), "{q}");
+        }
+        let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day).unwrap();
+        assert_eq!(years_between(d(1970, 5, 2), d(2026, 5, 1)), 55);
+        assert_eq!(years_between(d(1970, 5, 2), d(2026, 5, 2)), 56);
+    }
 
     fn names(words: &[&str]) -> BTreeSet<String> {
         words.iter().map(|w| w.to_string()).collect()

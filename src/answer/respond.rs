@@ -73,30 +73,99 @@ pub fn says_not_found(reply: &str) -> bool {
     trimmed.is_empty() || trimmed.to_uppercase().contains(NOT_FOUND_MARKER)
 }
 
-/// The deterministic answer: the synthetic document's lines, introduced as such.
+/// Sentences of the record that say nothing a reader needs: the category of an ordinary
+/// observation, a completed status, an order's intent, a confirmed diagnosis.
+const BOILERPLATE: &[&str] = &[
+    "Category is vital-signs",
+    "Category is laboratory",
+    "Category is survey",
+    "Category is exam",
+    "Category is procedure",
+    "Category is social-history",
+    "Category is imaging",
+    "Category is therapy",
+    "Category is activity",
+    "Status is completed",
+    "Status is final",
+    "Intent is order",
+    "Verification status is confirmed",
+    "Category is Encounter Diagnosis",
+];
+
+/// One synthetic line as a sentence: "The patient, January 2012: Category is vital-signs. Code is
+/// Heart rate. Value is 69 /min." → ("The patient", "Heart rate was 69 /min (January 2012).").
+fn readable(line: &str) -> (String, String) {
+    let (head, body) = line.split_once(": ").unwrap_or(("", line));
+    let (owner, period) = head.split_once(", ").unwrap_or((head, ""));
+    // "January 2013 to March 2020 (5 readings)" → the period, and the count.
+    let (period, readings) = match period.split_once(" (") {
+        Some((p, rest)) => (p, rest.trim_end_matches(')')),
+        None => (period, ""),
+    };
+    let mut parts: Vec<String> = Vec::new();
+    let mut pending_code: Option<String> = None;
+    for sentence in body.trim().trim_end_matches('.').split(". ") {
+        let sentence = sentence.trim();
+        if sentence.is_empty() || BOILERPLATE.contains(&sentence) {
+            continue;
+        }
+        if let Some(code) = sentence.strip_prefix("Code is ") {
+            if let Some(code) = pending_code.replace(code.to_string()) {
+                parts.push(code);
+            }
+            continue;
+        }
+        match (pending_code.take(), sentence.strip_prefix("Value is ")) {
+            (Some(code), Some(value)) => parts.push(format!("{code} was {value}")),
+            (Some(code), None) => {
+                parts.push(code);
+                parts.push(sentence.to_string());
+            }
+            (None, _) => parts.push(sentence.to_string()),
+        }
+    }
+    parts.extend(pending_code);
+    let mut text = parts.join(", ");
+    let when = match (period, readings) {
+        ("" | "overall record", "") => String::new(),
+        (p, "") => format!(" ({p})"),
+        ("" | "overall record", r) => format!(" ({r})"),
+        (p, r) => format!(" ({r}, {p})"),
+    };
+    text.push_str(&when);
+    text.push('.');
+    (owner.to_string(), text)
+}
+
+/// The deterministic answer: the synthetic document's facts as sentences, introduced as such;
+/// the patient's label is said once when every fact is about one patient.
 pub fn template_answer(document: &SyntheticDocument) -> String {
-    let mut lines: Vec<String> = document
+    let lines: Vec<(String, String)> = document
         .lines
         .iter()
         .take(TEMPLATE_LINES)
-        .map(|l| {
-            let l = l.trim();
-            if l.ends_with('.') {
-                l.to_string()
+        .map(|l| readable(l.trim()))
+        .collect();
+    let one_owner = lines.windows(2).all(|w| w[0].0 == w[1].0);
+    let mut sentences: Vec<String> = lines
+        .into_iter()
+        .map(|(owner, text)| {
+            if one_owner || owner.is_empty() {
+                text
             } else {
-                format!("{l}.")
+                format!("{owner}: {text}")
             }
         })
         .collect();
     if document.lines.len() > TEMPLATE_LINES {
-        lines.push(format!(
+        sentences.push(format!(
             "({} more facts not shown.)",
             document.lines.len() - TEMPLATE_LINES
         ));
     }
     format!(
         "From the de-identified record (values rounded, dates by month): {}",
-        lines.join(" ")
+        sentences.join(" ")
     )
 }
 
@@ -145,7 +214,21 @@ mod tests {
         };
         assert_eq!(
             template_answer(&doc),
-            "From the de-identified record (values rounded, dates by month): Patient ABCDE, March 2015: Value is 80 kg."
+            "From the de-identified record (values rounded, dates by month): Value is 80 kg (March 2015)."
+        );
+        let doc = SyntheticDocument {
+            lines: vec![
+                "Patient A, January 2012: Category is vital-signs. Code is Heart rate. Value is 69 /min.".into(),
+                "Patient B, January 2013 to March 2020 (5 readings): Category is vital-signs. Code is Body Weight. Value is 78 to 82 kg.".into(),
+                "Patient B, overall record: Condition is Stroke. Clinical status is active. Verification status is confirmed. Onset on October 1989.".into(),
+            ],
+            document_ids: vec![1],
+        };
+        assert_eq!(
+            template_answer(&doc),
+            "From the de-identified record (values rounded, dates by month): Patient A: Heart rate was \
+             69 /min (January 2012). Patient B: Body Weight was 78 to 82 kg (5 readings, January 2013 \
+             to March 2020). Patient B: Condition is Stroke, Clinical status is active, Onset on October 1989."
         );
     }
 

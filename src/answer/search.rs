@@ -340,34 +340,81 @@ pub async fn retrieve(
     Ok(rows.iter().map(document_from_row).collect())
 }
 
-/// The documents of `patients` that hold a term of `tsquery`: the summary first (a condition's
-/// onset, a medication's first and last prescription live there), then the dated ones newest
-/// first (or oldest first): the candidates of a "latest" or "first" question, which relevance
-/// ranking would pick among at random (every weighing mentions weight alike).
+/// The documents of `patients` with a fact that holds every one of `terms` (as substrings, so
+/// "a1c" is found inside "A1c/Hemoglobin.total", which text search reads as one token): the
+/// summary first (a condition's onset, a medication's first and last prescription live there),
+/// then the dated ones newest first (or oldest first): the candidates of a "latest" or "first"
+/// question, which relevance ranking would pick among at random (every weighing mentions weight
+/// alike). No terms: nothing.
 pub async fn by_day(
     pool: &PgPool,
     patients: &[i64],
-    tsquery: &str,
+    terms: &[String],
     newest_first: bool,
     k: usize,
 ) -> Result<Vec<RetrievedDocument>, StoreError> {
-    if tsquery.is_empty() {
+    let patterns: Vec<String> = terms
+        .iter()
+        .map(|t| {
+            t.chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+        })
+        .filter(|t| t.len() >= 2)
+        .map(|t| format!("%{t}%"))
+        .collect();
+    if patterns.is_empty() {
         return Ok(Vec::new());
     }
     let rows = sqlx::query(
         "SELECT d.document_id, d.patient_key, d.day, d.text, 1.0::float8 AS score
          FROM documents d
          WHERE d.patient_key = ANY($1)
-           AND EXISTS (SELECT 1 FROM chunks c, to_tsquery('english', $2) AS q(query)
-                       WHERE c.document_id = d.document_id AND c.text_search @@ q.query)
+           AND EXISTS (SELECT 1 FROM facts f
+                       WHERE f.patient_key = d.patient_key AND f.day IS NOT DISTINCT FROM d.day
+                         AND f.sentences ILIKE ALL ($2))
          ORDER BY d.day IS NOT NULL, CASE WHEN $3 THEN d.day END DESC,
                   CASE WHEN NOT $3 THEN d.day END ASC, d.document_id
          LIMIT $4",
     )
     .bind(patients)
-    .bind(tsquery)
+    .bind(&patterns)
     .bind(newest_first)
     .bind(k as i64)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.iter().map(document_from_row).collect())
+}
+
+/// The facts a patient's summary keeps whose own date (a prescription, an onset, a care plan's
+/// start) falls on one of `days` or in one of `months`: one document per patient and date,
+/// dated that day and carrying the summary's id. A dated question ("prescribed in November
+/// 2018") is answered from them as well as from the documents of those days.
+pub async fn events(
+    pool: &PgPool,
+    patients: &[i64],
+    days: &[NaiveDate],
+    months: &[NaiveDate],
+) -> Result<Vec<RetrievedDocument>, StoreError> {
+    if patients.is_empty() || (days.is_empty() && months.is_empty()) {
+        return Ok(Vec::new());
+    }
+    let rows = sqlx::query(
+        "SELECT d.document_id, f.patient_key, f.event_day AS day,
+                string_agg(DISTINCT f.sentences, E'\n') AS text, 1.0::float8 AS score
+         FROM (SELECT patient_key, sentences, to_date(substr(event_date, 1, 10), 'YYYY-MM-DD') AS event_day
+               FROM facts
+               WHERE patient_key = ANY($1) AND day IS NULL
+                 AND event_date ~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])') f
+         JOIN documents d ON d.patient_key = f.patient_key AND d.day IS NULL
+         WHERE f.event_day = ANY($2) OR date_trunc('month', f.event_day)::date = ANY($3)
+         GROUP BY d.document_id, f.patient_key, f.event_day
+         ORDER BY f.event_day, f.patient_key
+         LIMIT 64",
+    )
+    .bind(patients)
+    .bind(days)
+    .bind(months)
     .fetch_all(pool)
     .await?;
     Ok(rows.iter().map(document_from_row).collect())

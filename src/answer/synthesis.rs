@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 
-use super::question::{holds_phrases, is_surgical, line_terms, QuestionAnalysis, Recency};
+use super::question::{
+    asks_concept, holds_phrases, is_surgical, line_terms, names_concept, QuestionAnalysis, Recency,
+};
 use super::search::RetrievedDocument;
 use crate::privacy::generalize::{fold_readings, generalize_text, month_year, Reading};
 
@@ -109,6 +111,19 @@ fn is_overview_fact(sentence: &str) -> bool {
     .any(|p| sentence.starts_with(p))
 }
 
+/// Facts that are events of a day rather than measurements.
+fn is_event_fact(sentence: &str) -> bool {
+    [
+        "Procedure is",
+        "Condition is",
+        "Medication is",
+        "Immunization is",
+        "Allergy is",
+    ]
+    .iter()
+    .any(|p| sentence.starts_with(p))
+}
+
 /// Picks the facts a question needs by its terms: the best-scoring lines (within a third of the
 /// best score), in document-rank order, at most `max_lines`. An overview question with no content
 /// terms gets the conditions, medications, allergies and care plans. Nothing matches: empty.
@@ -117,13 +132,28 @@ pub fn select_by_rules(
     analysis: &QuestionAnalysis,
     max_lines: usize,
 ) -> Vec<usize> {
+    // A question that names a concept ("diagnosed with dyspnea") is answered by facts about
+    // that concept only, never by the other facts of its kind.
+    let concept = asks_concept(analysis);
+    let diagnosis = concept && analysis.terms.iter().any(|t| t == "condition");
     let scores: Vec<usize> = candidates
         .iter()
         .map(|c| {
             let not_surgery = analysis.surgical
                 && c.sentence.starts_with("Procedure is ")
                 && !is_surgical(&c.sentence);
-            if holds_phrases(analysis, &line_terms(&c.sentence)) && !not_surgery {
+            // "Diagnosed with diabetes" is answered by a diagnosis, not by a screening test
+            // for diabetes.
+            let not_diagnosis = diagnosis && !c.sentence.starts_with("Condition is ");
+            let words = line_terms(&c.sentence);
+            let answers = if not_diagnosis {
+                false
+            } else if concept {
+                names_concept(analysis, &words)
+            } else {
+                holds_phrases(analysis, &words)
+            };
+            if answers && !not_surgery {
                 score(c, &analysis.terms)
             } else {
                 0
@@ -140,6 +170,22 @@ pub fn select_by_rules(
         (0..candidates.len())
             .filter(|i| scores[*i] >= floor && (!plain_best || scores[*i].is_multiple_of(3)))
             .collect()
+    } else if analysis.broad && !analysis.dates.is_empty() {
+        // "What happened on 2016-04-16?": the events of that day first (procedures, diagnoses,
+        // prescriptions, immunizations), else everything recorded that day.
+        let dated: Vec<usize> = (0..candidates.len())
+            .filter(|i| candidates[*i].day.is_some())
+            .collect();
+        let events: Vec<usize> = dated
+            .iter()
+            .copied()
+            .filter(|i| is_event_fact(&candidates[*i].sentence))
+            .collect();
+        if events.is_empty() {
+            dated
+        } else {
+            events
+        }
     } else if analysis.broad {
         (0..candidates.len())
             .filter(|i| is_overview_fact(&candidates[*i].sentence))

@@ -246,6 +246,32 @@ pub fn months(text: &str) -> Vec<NaiveDate> {
     out
 }
 
+/// "early 2017" (January to April), "mid 2017" (May to August), "late 2017" (September to
+/// December), "in 2017" or "during 2017" (the whole year): the months of each period, as their
+/// first days. Kept apart from [`find`]: these are not dates to generalize, only ranges a
+/// question asks about.
+pub fn periods(text: &str) -> Vec<NaiveDate> {
+    static PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(early|mid|middle\s+of|late|in|during|throughout)[\s\-]+((?:19|20)\d{2})\b(?:$|[^\-/.\d]|\.(?:\s|$))")
+            .expect("valid period regex")
+    });
+    let mut out = Vec::new();
+    for c in PERIOD.captures_iter(text) {
+        let year: i32 = c[2].parse().unwrap_or(0);
+        let word = c[1].to_ascii_lowercase();
+        let months = match word.as_str() {
+            "early" => 1..=4,
+            "late" => 9..=12,
+            w if w.starts_with("mid") => 5..=8,
+            _ => 1..=12,
+        };
+        out.extend(months.filter_map(|m| ymd(year, m, 1)));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// `text` with every mention replaced by `with(mention)`.
 pub fn replace(text: &str, with: impl Fn(&DateMention) -> String) -> String {
     let mut out = String::with_capacity(text.len());
@@ -272,6 +298,19 @@ pub fn names_a_day(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn periods_of_a_year() {
+        let months = |t: &str| periods(t).iter().map(|d| d.month()).collect::<Vec<u32>>();
+        assert_eq!(months("weight in early 2017?"), [1, 2, 3, 4]);
+        assert_eq!(months("in mid-2016"), [5, 6, 7, 8]);
+        assert_eq!(months("late 2015."), [9, 10, 11, 12]);
+        assert_eq!(months("visits in 2014").len(), 12);
+        assert!(periods("on 2017-03-04").is_empty());
+        assert!(periods("in 2017-03").is_empty());
+        assert!(periods("in March 2017").is_empty());
+        assert!(periods("weighed 2017 grams").is_empty());
+    }
 
     fn d(y: i32, m: u32, day: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, day).unwrap()
