@@ -2,6 +2,7 @@
 //!
 //! - [`questions`]: a question set generated from the stored documents, with each answer's source.
 //! - [`retrieval`]: hit@k and MRR per retrieval mode (Tables 4.1, 4.2).
+//! - [`answers`]: whether answers are right, checked against the archive's raw bundles.
 //! - [`attack`]: the PII-extraction attack protocol (§4.3).
 //! - [`disclosure`]: the privacy evaluation by category (cohort lookups, membership probes,
 //!   planted free text and instructions, out-of-scope questions).
@@ -11,6 +12,7 @@
 //! - [`metrics`]: hit@k, MRR, BLEU, ROUGE.
 //! - [`run`]: the `fhir-rag eval` commands and their reports under `docs/results/`.
 
+pub mod answers;
 pub mod attack;
 pub mod compare;
 pub mod deid;

@@ -117,6 +117,38 @@ pub enum EvalCommand {
         #[arg(long, default_value_t = 4)]
         standard_k: usize,
     },
+    /// Whether the answers are right: questions whose expected answers are read from the
+    /// archive's raw bundles (answerable, paraphrased, unanswerable; care-team and cohort
+    /// requesters), each answer checked automatically. Writes answers.json and answers.md.
+    Answers {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// The archive the store was ingested from (a folder of patient bundles).
+        #[arg(long, default_value = crate::bench::ARCHIVE)]
+        source: PathBuf,
+        /// Canonical questions per patient.
+        #[arg(long, default_value_t = 5)]
+        per_patient: usize,
+        /// Seed of the draws (questions, panels).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// A second backend run on a subset (e.g. `gguf:///path/model.gguf`).
+        #[arg(long)]
+        also_llm: Option<String>,
+        /// For the second backend, every n-th question.
+        #[arg(long, default_value_t = 10)]
+        also_every: usize,
+        /// Answering mode of every question (`synthetic` or `incremental`).
+        #[arg(long, default_value = "synthetic")]
+        mode: String,
+        /// Where to write (default: <results-dir>/answers.json and .md).
+        #[arg(long, default_value = "answers")]
+        name: String,
+        /// Templates of the paraphrased set (written apart from the answering code).
+        #[arg(long, default_value = "eval/answer-paraphrases.json")]
+        paraphrases: PathBuf,
+    },
     /// BLEU, ROUGE and SemScore of synthetic against original components (Tables 4.3, 4.4).
     Utility {
         /// Setup.
@@ -400,6 +432,65 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             json["baseline"] = serde_json::json!(report.baseline);
             json["pipeline"] = serde_json::json!(report.pipeline);
             write(&setup.results_dir, "privacy", &json, &markdown)?;
+            println!("{markdown}");
+        }
+        EvalCommand::Answers {
+            setup,
+            source,
+            per_patient,
+            seed,
+            also_llm,
+            also_every,
+            mode,
+            name,
+            paraphrases,
+        } => {
+            let mode: crate::answer::contract::Mode =
+                serde_json::from_value(serde_json::Value::String(mode.clone()))
+                    .map_err(|e| anyhow::anyhow!("--mode {mode}: {e}"))?;
+            let (_, opened, engine) = open_engine(&setup).await?;
+            let patients = super::answers::read_archive(&source)?;
+            let today = chrono::Utc::now().date_naive();
+            let set = super::answers::generate(
+                &patients,
+                today,
+                per_patient,
+                seed,
+                setup.answer.cohort_min_patients,
+                &super::answers::read_paraphrases(&paraphrases)?,
+            );
+            let mut runs = vec![super::answers::run(&engine, &set, 1, mode).await?];
+            if let Some(url) = &also_llm {
+                let mut llm = setup.llm.clone();
+                llm.url = url.clone();
+                let engine = AnswerEngine::new(
+                    opened.store.clone(),
+                    opened.embedder.clone(),
+                    llm.open()?,
+                    unlimited(setup.answer.clone()),
+                    &llm,
+                )
+                .await?;
+                runs.push(super::answers::run(&engine, &set, also_every, mode).await?);
+            }
+            let markdown = super::answers::markdown(&runs, patients.len(), &opened.stamp.line());
+            let figure = |set: &str, field: &str| {
+                let f = &runs[0].sets[set];
+                serde_json::json!({ "questions": f.questions, "correct": f.correct, field: f.accuracy })
+            };
+            let json = serde_json::json!({
+                "stamp": opened.stamp,
+                "patients": patients.len(),
+                "embedding_model": opened.stamp.embedding_model,
+                "backend": runs[0].backend,
+                "answerable": figure("answerable", "accuracy"),
+                "paraphrased": figure("paraphrased", "accuracy"),
+                "unanswerable": figure("unanswerable", "correct_abstention"),
+                "mode": mode,
+                "paraphrases": paraphrases,
+                "runs": runs,
+            });
+            write(&setup.results_dir, &name, &json, &markdown)?;
             println!("{markdown}");
         }
         EvalCommand::Utility {
