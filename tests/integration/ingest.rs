@@ -23,12 +23,12 @@ const SUBSET: Expected = Expected {
     documents: 103,
     embeddings: 196,
 };
-// From `bench ingest` on the 120 patients with the section cut (2026-11-23), before medication
-// reasons were flattened: confirm on the next FHIR_RAG_FULL_TEST=1 run.
+// From `bench ingest` on the 120 patients with the section cut and medication reasons
+// (2026-11-23, docs/results/bench-ingest.json).
 const FULL: Expected = Expected {
     patients: 120,
     documents: 5102,
-    embeddings: 10024,
+    embeddings: 10036,
 };
 
 #[tokio::test(flavor = "multi_thread")]
