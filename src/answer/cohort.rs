@@ -45,6 +45,18 @@ const COUNT_WORDS: &[&str] = &[
     "patient",
     "people",
     "total",
+    // Where the cohort is ("in the hospital", "in our records"), never what is asked.
+    "hospital",
+    "hospitals",
+    "clinic",
+    "record",
+    "records",
+    "database",
+    "practice",
+    "population",
+    "group",
+    "everyone",
+    "registry",
 ];
 
 impl Topic {

@@ -266,7 +266,7 @@ pub async fn find_documents_resolved(
                 return Ok(found(search::summaries(pool, &patients).await?));
             }
         }
-    } else if analysis.broad && analysis.dates.is_empty() {
+    } else if analysis.broad && analysis.dates.is_empty() && analysis.months.is_empty() {
         return Ok(found(search::summaries(pool, &resolution.patients).await?));
     }
     if !plan.ranked {
@@ -283,11 +283,18 @@ pub async fn find_documents_resolved(
             .narrow(&resolution.patients)
             .keys()
             .unwrap_or_default();
+        // Documents with a fact that holds the whole concept ("body temperature"), in the
+        // words the records use: a word they never use ("hi", "seen") would match nothing,
+        // and a concept none of whose words they use is left to the ranked search below
+        // (which then finds nothing that holds it).
+        let mut concept = super::question::concept_terms(&analysis);
+        if let Some(known) = &plan.known {
+            concept.retain(|t| known.contains(t));
+        }
         let documents = search::by_day(
             pool,
             &patients,
-            // Documents with a fact that holds the whole concept ("body temperature").
-            &super::question::concept_terms(&analysis),
+            &concept,
             recency == super::question::Recency::Latest,
             k,
         )

@@ -243,6 +243,18 @@ const STOPWORDS: &[&str] = &[
     "stands",
     "retrieve",
     "went",
+    // Greetings and chart shorthand ("pt" is the patient; "pts" is folded onto patients).
+    "hi",
+    "hello",
+    "hey",
+    "pt",
+    "seen",
+    "see",
+    "saw",
+    "put",
+    "everything",
+    "today",
+    "todays",
 ];
 
 /// Units written out ("in kilograms", "beats per minute"): the records write the symbol, and a
@@ -370,14 +382,14 @@ fn canonical(word: &str) -> String {
     let w = word.to_lowercase();
     let mapped = match w.as_str() {
         "medications" | "medicines" | "medicine" | "drugs" | "drug" | "prescriptions"
-        | "prescription" | "prescribed" | "prescribe" | "prescribing" | "meds" | "rx" => {
-            "medication"
-        }
+        | "prescription" | "prescribed" | "prescribe" | "prescribing" | "meds" | "rx"
+        | "scripts" | "script" => "medication",
         "conditions" | "diagnoses" | "diagnosis" | "diagnosed" | "diseases" | "disease"
         | "problems" | "problem" | "dx" => "condition",
         "allergies" | "allergic" | "allergen" | "allergens" => "allergy",
         "procedures" | "operations" | "operation" | "operated" | "surgeries" | "surgery"
-        | "surgical" => "procedure",
+        | "surgical" | "procs" | "proc" => "procedure",
+        "pts" => "patients",
         "vaccines" | "vaccine" | "vaccinations" | "vaccination" | "immunizations" | "shots" => {
             "immunization"
         }
@@ -410,12 +422,12 @@ fn stem(word: &str) -> String {
 
 /// "patients with diabetes", "people diagnosed with asthma", "those suffering from …".
 static CONDITION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:patients?|people|persons?|those|anyone|everyone|individuals)(?:\s+(?:in|at|of|from)\s+(?:our|the|this|my)\s+(?:records?|hospital|clinic|practice|database|system))?\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|have|has|had|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|given|prescribed|use|using|been|have|had|in\s+(?:the|our|these|those|all)\s+records?)\b|[?.!,;]|$)")
+    Regex::new(r"(?i)\b(?:patients?|pts|people|persons?|those|anyone|everyone|individuals)(?:\s+(?:in|at|of|from)\s+(?:our|the|this|my)\s+(?:records?|hospital|clinic|practice|database|system))?\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|have|has|had|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|given|prescribed|use|using|been|have|had|in\s+(?:the|our|these|those|all)\s+records?)\b|\s+[-–—]\s|[?.!,;]|$)")
         .expect("valid regex")
 });
 /// "which drugs treat asthma in our patients": a cohort's condition named by what treats it.
 static CONDITION_TREATED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:treat|treats|treating|treated|for)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:in|among|across|of)\s+(?:our|the|all|these|those|this|my)?\s*(?:group\s+of\s+)?(?:patients|people|population|cohort|group)\b")
+    Regex::new(r"(?i)\b(?:treat|treats|treating|treated|for)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:in|among|across|of)\s+(?:our|the|all|these|those|this|my)?\s*(?:group\s+of\s+)?(?:patients|pts|people|population|cohort|group)\b|\s+with\s+(?:medications?|meds|drugs)\b)")
         .expect("valid regex")
 });
 /// "prescribed for asthma?", "used to treat asthma": the condition at the question's end.
@@ -912,21 +924,21 @@ const QUESTION_WORDS: &[&str] = &[
 
 /// "How old is …", "…'s age?", "what age is …": the patient's age now, not the age at an
 /// event ("at what age was she diagnosed" is not asked here).
-static ASKS_AGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?i)\bhow\s+(?:many\s+years\s+)?old\b|\byears\s+old\b",
-        r"|^\s*(?:what|which)\s+age\s+is\b",
-        r"|\bage(?:\s+(?:now|today|band))?\s*(?:,?\s*please)?\s*[?.!]*\s*$",
-        r"|\b(?:what\s+is|what's)\s+(?:the\s+)?(?:current\s+)?age\s+of\b",
-        r"|^\s*(?:the\s+)?(?:current\s+)?age\s+of\b",
-        r"|\bage\s+band\b|\bage\s+in\s+years\b|\bage\s+has\b.*\breached\b|\bthe\s+age\s+of\b",
-    ))
-    .expect("valid regex")
+static HOW_OLD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+(?:many\s+years\s+)?old\b|\byears\s+old\b").expect("valid regex")
+});
+/// The word "age" itself ("current age for …", "…'s age as of today").
+static AGE_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bage\b").expect("valid regex"));
+/// An age at an event, or a reading for one's age: not the patient's age now.
+static AGE_AT_EVENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bat\s+what\s+age\b|\bat\s+(?:the\s+)?age\b|\bage\s+(?:at|when|of\s+onset|of\s+diagnosis)\b|\bfor\s+(?:her|his|their|its)\s+age\b")
+        .expect("valid regex")
 });
 
 /// Whether a question asks how old its patient is.
 pub fn asks_age(question: &str) -> bool {
-    ASKS_AGE.is_match(question)
+    HOW_OLD.is_match(question) || (AGE_WORD.is_match(question) && !AGE_AT_EVENT.is_match(question))
 }
 
 /// Whole years from `from` to `to`.
@@ -1208,6 +1220,8 @@ mod tests {
             "What is the age of Ann Lee?",
             "What age is Ann?",
             "Lee's current age",
+            "current age for patient ann?",
+            "what's ann's age as of today",
         ] {
             assert!(asks_age(q), "{q}");
         }
@@ -1215,6 +1229,8 @@ mod tests {
             "At what age was Ann diagnosed with asthma?",
             "What is the average weight of Ann?",
             "Ann's dosage?",
+            "Ann's age at diagnosis of asthma?",
+            "Is Ann's weight normal for her age?",
         ] {
             assert!(!asks_age(q), "{q}");
         }

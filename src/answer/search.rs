@@ -215,7 +215,7 @@ pub async fn condition_patients(
     let rows = sqlx::query_scalar::<_, i64>(
         "SELECT DISTINCT patient_key FROM facts
          WHERE resource_type = 'Condition'
-           AND to_tsvector('english', sentences) @@ plainto_tsquery('english', $1)
+           AND to_tsvector('english', translate(sentences, '/', ' ')) @@ plainto_tsquery('english', $1)
            AND ($2::bigint[] IS NULL OR patient_key = ANY($2))
          ORDER BY patient_key
          LIMIT $3",
