@@ -531,6 +531,9 @@ fn paraphrase(
     })
 }
 
+/// A paraphrase template's placeholders and their values.
+type Fills = Vec<(&'static str, String)>;
+
 /// The question sets (deterministic for a seed).
 pub fn generate(
     patients: &[PatientTruth],
@@ -562,7 +565,7 @@ pub fn generate(
         let mut canonical: Vec<(&'static str, String, Expect)> = Vec::new();
         // Facts to paraphrase: a kind and its placeholders' values, worded later by a template
         // of eval/answer-paraphrases.json.
-        let mut paraphrased: Vec<(&'static str, Vec<(&'static str, String)>, Expect)> = Vec::new();
+        let mut paraphrased: Vec<(&'static str, Fills, Expect)> = Vec::new();
         let spoken = spoken_name(patients, index, &panel, &mut rng);
         // Readings: one on a day, the latest.
         let mut kinds: Vec<&ReadingKind> = READING_KINDS
