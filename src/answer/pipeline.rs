@@ -20,7 +20,7 @@ use super::policy::{self, Disclosure};
 use super::question::{analyze, tsquery_or, QuestionAnalysis};
 use super::respond::{
     answer_request, cohort_answer, numbers_are_grounded, says_not_found, select_request,
-    template_answer, NOT_FOUND_ANSWER,
+    template_answer, words_are_grounded, NOT_FOUND_ANSWER,
 };
 use super::review::{review_loop, Reviewed, Verdict};
 use super::search::{self, RetrievalFilter, RetrievalMode, RetrievedDocument, Scope};
@@ -1367,6 +1367,17 @@ impl AnswerEngine {
         // Synthesis.
         let synthesis_started = Instant::now();
         let candidates = candidates(documents, labels);
+        // Facts the rules cannot tie to the question do not answer it, whoever words the
+        // answer: no model call then (a model shown unrelated facts answers from them, "eye
+        // color" from the gender line). In incremental mode such a page is passed over for the
+        // next, so a question costs the calls of the page that answers it.
+        let by_rules = select_by_rules(&candidates, analysis, self.config.max_facts);
+        if by_rules.is_empty() {
+            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            return Ok(());
+        }
         let mut chosen = Vec::new();
         if self.config.llm_fact_selection && matches!(self.backend, Backend::Model(_)) {
             let short = shortlist(&candidates, analysis, self.config.llm_shortlist);
@@ -1401,16 +1412,11 @@ impl AnswerEngine {
                     return Ok(());
                 }
             }
+        } else {
+            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
         }
-        let synthesis_started = Instant::now();
         if chosen.is_empty() {
-            chosen = select_by_rules(&candidates, analysis, self.config.max_facts);
-        }
-        draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
-        if chosen.is_empty() {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-            return Ok(());
+            chosen = by_rules;
         }
         let document = assemble(&candidates, &chosen);
         let Some((document, query)) = self.review(document, synthetic.to_string(), draft).await?
@@ -1426,7 +1432,8 @@ impl AnswerEngine {
     }
 
     /// The answering step: the model (or the template) sees only the reviewed document and
-    /// query. A reply with a number the document does not hold is replaced by the template.
+    /// query. A reply with a number or a content word that neither the document nor the query
+    /// holds is replaced by the template: a model may phrase, never add a fact.
     async fn respond(
         &self,
         document: &Reviewed<SyntheticDocument>,
@@ -1451,7 +1458,10 @@ impl AnswerEngine {
                 draft.status = Some(AnswerStatus::NotFound);
                 draft.answer = NOT_FOUND_ANSWER.into();
             }
-            Some(text) if numbers_are_grounded(&text, document.get()) => {
+            Some(text)
+                if numbers_are_grounded(&text, document.get())
+                    && words_are_grounded(&text, document.get(), query.get()) =>
+            {
                 draft.status = Some(AnswerStatus::Answered);
                 draft.answer = crate::text::strip_control_sequences(&text);
             }

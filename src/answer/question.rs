@@ -9,7 +9,7 @@ use chrono::NaiveDate;
 use regex::Regex;
 
 /// Words that are never names and carry no content for retrieval.
-const STOPWORDS: &[&str] = &[
+pub(crate) const STOPWORDS: &[&str] = &[
     "a",
     "about",
     "above",
@@ -339,7 +339,7 @@ fn record_words(question: &str) -> String {
 }
 
 /// Months' names (also stopwords: never content terms).
-const MONTH_NAMES: &[&str] = &[
+pub(crate) const MONTH_NAMES: &[&str] = &[
     "january",
     "february",
     "march",

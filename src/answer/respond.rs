@@ -140,6 +140,14 @@ fn readable(line: &str) -> (String, String) {
 /// The deterministic answer: the synthetic document's facts as sentences, introduced as such;
 /// the patient's label is said once when every fact is about one patient.
 pub fn template_answer(document: &SyntheticDocument) -> String {
+    format!(
+        "From the de-identified record (values rounded, dates by month): {}",
+        template_sentences(document)
+    )
+}
+
+/// The lines of a document ("owner, period: sentence") as the sentences of a template answer.
+pub fn template_sentences(document: &SyntheticDocument) -> String {
     let lines: Vec<(String, String)> = document
         .lines
         .iter()
@@ -163,10 +171,7 @@ pub fn template_answer(document: &SyntheticDocument) -> String {
             document.lines.len() - TEMPLATE_LINES
         ));
     }
-    format!(
-        "From the de-identified record (values rounded, dates by month): {}",
-        sentences.join(" ")
-    )
+    sentences.join(" ")
 }
 
 /// Whether every number a model wrote appears in the synthetic document it was given: a model
@@ -189,6 +194,97 @@ pub fn numbers_are_grounded(reply: &str, document: &SyntheticDocument) -> bool {
     numbers(reply).iter().all(|n| known.contains(n))
 }
 
+/// Words a reply may use to phrase the document's facts without adding any: the connective
+/// words of an answering sentence (with the question reader's stopwords and month names). A content word of four letters or more that is neither here
+/// nor in the document nor in the (synthetic) query is something the model added.
+const PHRASING_WORDS: &[&str] = &[
+    "according",
+    "answer",
+    "around",
+    "based",
+    "because",
+    "dated",
+    "entry",
+    "information",
+    "last",
+    "latest",
+    "mentioned",
+    "measured",
+    "measurement",
+    "past",
+    "prescribed",
+    "questions",
+    "question",
+    "recent",
+    "recently",
+    "reading",
+    "readings",
+    "result",
+    "results",
+    "says",
+    "shows",
+    "shown",
+    "time",
+    "times",
+    "within",
+    "rounded",
+    "de-identified",
+    "identified",
+    "following",
+    "include",
+    "includes",
+    "including",
+    "first",
+    "earliest",
+    "diagnosed",
+    "diagnosis",
+    "medication",
+    "medications",
+    "procedure",
+    "procedures",
+    "condition",
+    "conditions",
+    "allergy",
+    "allergies",
+    "allergic",
+    "old",
+    "years",
+    "aged",
+    "age",
+    "died",
+];
+
+/// Whether every content word a model wrote is the document's, the query's or a phrasing word
+/// (plural and possessive endings aside): a model may phrase, never add a fact, and a 135M
+/// model's "a type of medication called a statin" is a fact the record did not give.
+pub fn words_are_grounded(reply: &str, document: &SyntheticDocument, query: &str) -> bool {
+    let stem = |w: &str| -> String {
+        let w = w.trim_end_matches("'s").trim_end_matches('\u{2019}');
+        w.strip_suffix("es")
+            .filter(|s| s.len() >= 4)
+            .or_else(|| w.strip_suffix('s').filter(|s| s.len() >= 4))
+            .unwrap_or(w)
+            .to_string()
+    };
+    let words = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !(c.is_alphabetic() || c == '\'' || c == '-'))
+            .flat_map(|w| w.split('-'))
+            .map(|w| stem(&crate::text::fold(w.trim_matches('\''))))
+            .filter(|w| w.chars().count() >= 4)
+            .collect()
+    };
+    let mut known = words(&document.text());
+    known.extend(words(query));
+    known.extend(
+        PHRASING_WORDS
+            .iter()
+            .chain(super::question::STOPWORDS)
+            .chain(super::question::MONTH_NAMES)
+            .map(|w| stem(w)),
+    );
+    words(reply).iter().all(|w| known.contains(w))
+}
+
 /// The deterministic answer to a cohort question: the aggregate lines, introduced as such.
 pub fn cohort_answer(document: &SyntheticDocument, k: usize) -> String {
     format!(
@@ -205,6 +301,35 @@ pub const NOT_FOUND_ANSWER: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_may_phrase_the_record_but_not_add_to_it() {
+        let doc = SyntheticDocument {
+            lines: vec![
+                "The patient, October 2015: Medication is lisinopril 10 MG Oral Tablet. Status is \
+                 stopped. Reason is Hypertension."
+                    .into(),
+            ],
+            document_ids: vec![1],
+        };
+        let query = "What does the record of the patient say about medications in October 2015?";
+        assert!(words_are_grounded(
+            "In October 2015 the patient was prescribed lisinopril 10 mg oral tablets for \
+             hypertension; it was stopped.",
+            &doc,
+            query
+        ));
+        assert!(!words_are_grounded(
+            "The patient takes lisinopril, which is a type of medication called a statin.",
+            &doc,
+            query
+        ));
+        assert!(!words_are_grounded(
+            "The patient's heart rate is higher than the average for the age group.",
+            &doc,
+            query
+        ));
+    }
 
     #[test]
     fn template_lists_the_synthetic_lines() {

@@ -459,7 +459,7 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
         let a = get(id);
         assert_eq!(a.status, AnswerStatus::Answered, "{id}: {a:?}");
         assert!(
-            a.answer.contains(&format!("Body Weight. Value is {value}")),
+            a.answer.contains(&format!("Body Weight was {value}")),
             "{id}: {} lacks {value}",
             a.answer
         );
@@ -474,7 +474,7 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
     assert!(
         latest
             .answer
-            .contains(&format!("Body Weight. Value is {latest_value}"))
+            .contains(&format!("Body Weight was {latest_value}"))
             && !latest.answer.contains("readings"),
         "{} is not the newest weight {latest_value}",
         latest.answer
@@ -604,8 +604,8 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
     assert!(a.llm_calls >= 1 && a.backend == "openai:recorded", "{a:?}");
     assert!(check.leaks(&a.answer).is_empty(), "{}", a.answer);
     // The reply holds numbers the synthetic document does not (the phone): the template
-    // answers instead, with the rounded value.
-    assert!(a.answer.contains(&format!("Value is {value}")), "{a:?}");
+    // answers instead, with the rounded value ("Body Weight was 80 kg").
+    assert!(a.answer.contains(&format!(" was {value}")), "{a:?}");
     let requests = server.requests();
     assert!(!requests.is_empty());
     for body in requests {

@@ -246,7 +246,8 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
     assert_eq!(own.status, AnswerStatus::Answered, "{own:?}");
     assert_eq!(own.privacy.policy, "care_team");
     assert!(own.answer.contains("Immunization is"), "{own:?}");
-    assert!(own.answer.contains("The patient"), "{own:?}");
+    // One patient: the answer names no one, not even a per-answer label ("Patient A").
+    assert!(!own.answer.contains("Patient "), "{own:?}");
 
     let cohort = &answers["cohort-count"];
     assert_eq!(cohort.privacy.policy, "cohort");
