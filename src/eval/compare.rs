@@ -15,8 +15,9 @@ use serde::Serialize;
 use super::metrics::{bleu, mean, rouge_l, rouge_n};
 use crate::answer::contract::{Query, QueryOptions, Requester};
 use crate::answer::pipeline::{find_documents, AnswerEngine, AnswerError, SearchPlan};
+use crate::answer::respond::template_sentences;
 use crate::answer::search::{RetrievedDocument, Scope};
-use crate::answer::synthesis::{select_by_rules, Candidate};
+use crate::answer::synthesis::{select_by_rules, Candidate, SyntheticDocument};
 use crate::embed::batcher::EmbeddingService;
 use crate::embed::cosine;
 use crate::llm::{Backend, ChatMessage, ChatRequest};
@@ -55,8 +56,8 @@ fn raw_candidates(documents: &[RetrievedDocument]) -> Vec<Candidate> {
 }
 
 /// The single-agent baseline: raw documents and the original question to the backend. Without a
-/// model, the rules pick raw lines by the question's terms and repeat them (what a model that
-/// obeys "repeat all context" does).
+/// model, the rules pick raw lines by the question's terms and the pipeline's template words
+/// them (what a model that obeys "repeat the needed lines" does), with exact values and days.
 pub async fn baseline(
     pool: &sqlx::PgPool,
     embedder: &EmbeddingService,
@@ -81,13 +82,22 @@ pub async fn baseline(
         .collect();
     let context = context.join("\n");
     let answer = match backend {
+        // The pipeline's own responder on the raw lines (exact values and days), so that
+        // the two responses differ in their components, not in how a fact is worded.
         Backend::Rules => {
             let chosen = select_by_rules(&lines, &found.analysis, 16);
-            chosen
-                .iter()
-                .map(|i| lines[*i].sentence.clone())
-                .collect::<Vec<_>>()
-                .join(" ")
+            let document = SyntheticDocument {
+                lines: chosen
+                    .iter()
+                    .map(|i| {
+                        let c = &lines[*i];
+                        let day = c.day.map_or("overall record".into(), |d| d.to_string());
+                        format!("{}, {day}: {}", c.owner, c.sentence)
+                    })
+                    .collect(),
+                document_ids: Vec::new(),
+            };
+            template_sentences(&document)
         }
         Backend::Model(model) => {
             let request = ChatRequest {

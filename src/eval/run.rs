@@ -145,8 +145,9 @@ pub enum EvalCommand {
         /// Where to write (default: <results-dir>/answers.json and .md).
         #[arg(long, default_value = "answers")]
         name: String,
-        /// Templates of the paraphrased set (written apart from the answering code).
-        #[arg(long, default_value = "eval/answer-paraphrases.json")]
+        /// Templates of the paraphrased set (written apart from the answering code; the
+        /// default is the newest file, whose first run no change has been tuned to).
+        #[arg(long, default_value = "eval/answer-paraphrases-unseen.json")]
         paraphrases: PathBuf,
     },
     /// BLEU, ROUGE and SemScore of synthetic against original components (Tables 4.3, 4.4).
