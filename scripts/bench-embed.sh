@@ -5,8 +5,9 @@
 # then both embedders on the same chunk texts of the 120-patient archive, alternating rounds.
 # Writes docs/results/bench-embed.json. Extra arguments go to `bench embed` (e.g. --rounds 5).
 #
-#   FHIR_RAG_BENCH_FEATURES=""   measure the default build (candle's gemm kernels) instead
-#   FHIR_RAG_BENCH_EXACT_GELU=1  the model's exact (erf) GELU instead of the tanh formula
+#   FHIR_RAG_BENCH_FEATURES=""         measure the default build (the gemm crate's kernels) instead
+#   FHIR_RAG_BENCH_APPROXIMATE_GELU=1  the tanh formula instead of the model's exact (erf) GELU
+#   (add --embed-engine candle to measure candle's BERT instead of our CPU forward pass)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -26,5 +27,9 @@ fi
 cargo build --release --quiet ${features:+--features "$features"}
 # An OpenMP runtime that spins after each product would take the core from candle's own threads.
 export KMP_BLOCKTIME=${KMP_BLOCKTIME:-0}
-target/release/fhir-rag bench embed --model-dir "$model_dir" ${FHIR_RAG_BENCH_EXACT_GELU:---approximate-gelu} \
+gelu=()
+if [ -n "${FHIR_RAG_BENCH_APPROXIMATE_GELU:-}" ]; then
+    gelu=(--approximate-gelu)
+fi
+target/release/fhir-rag bench embed --model-dir "$model_dir" "${gelu[@]}" \
     --reference-python "$venv/bin/python" "$@"

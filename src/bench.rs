@@ -939,6 +939,8 @@ pub struct EmbedBenchResult {
     pub build: String,
     /// GELU computed with the tanh formula (`--approximate-gelu`).
     pub approximate_gelu: bool,
+    /// The forward pass: `native` (ours) or `candle` (`--embed-engine`).
+    pub engine: String,
     /// Passes of the model run side by side (`--embed-workers`; 0: one per thread).
     pub workers: usize,
     /// Texts embedded per round.
@@ -1168,6 +1170,7 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
         model: info.name.clone(),
         build: if cfg!(feature = "mkl") { "mkl" } else { "gemm" }.into(),
         approximate_gelu: config.model.approximate_gelu,
+        engine: format!("{:?}", config.model.engine()).to_lowercase(),
         workers: config.model.embed_workers,
         texts: texts.len(),
         tokens,

@@ -12,7 +12,7 @@ use crate::answer::worker::AskConfig;
 use crate::backfill::BackfillConfig;
 use crate::bus::BusConfig;
 use crate::embed::batcher::{BatchLimits, EmbeddingService};
-use crate::embed::bert::{BertEmbedder, DeviceKind};
+use crate::embed::bert::{BertEmbedder, DeviceKind, Engine};
 use crate::embed::{EmbedError, Pooling};
 use crate::ingest::worker::IngestConfig;
 use crate::llm::LlmConfig;
@@ -228,6 +228,10 @@ pub struct ModelConfig {
     /// vectors within cosine 0.999997 of the exact model's) instead of erf.
     #[arg(long, env = "FHIR_RAG_APPROXIMATE_GELU")]
     pub approximate_gelu: bool,
+    /// The code that runs the model: `native` (our CPU forward pass, the default on the CPU)
+    /// or `candle` (candle's BERT; always used with `--device cuda`).
+    #[arg(long, env = "FHIR_RAG_EMBED_ENGINE", value_enum)]
+    pub embed_engine: Option<Engine>,
     /// Passes of the model run side by side, each with threads / workers threads (0: one per
     /// thread on the CPU, 1 on a GPU). The local GGUF model of the same process then also runs
     /// with that share of the threads.
@@ -275,11 +279,12 @@ impl ModelConfig {
         }
         let model: Box<dyn crate::embed::Embedder> = match self.embedder {
             EmbedderKind::Bert => Box::new(
-                BertEmbedder::load_as(
+                BertEmbedder::load_with(
                     &self.model_dir,
                     self.pooling,
                     self.device,
                     self.approximate_gelu,
+                    self.engine(),
                 )?
                 .with_workers(workers)
                 .with_lone_pass_threads(threads),
@@ -287,6 +292,12 @@ impl ModelConfig {
             EmbedderKind::Hashed => Box::new(crate::embed::hashed::HashedEmbedder::new(384)),
         };
         Ok(EmbeddingService::start(model, self.limits()))
+    }
+
+    /// The engine asked for, else the device's own (ours on the CPU, candle's on a GPU).
+    pub fn engine(&self) -> Engine {
+        self.embed_engine
+            .unwrap_or_else(|| Engine::for_device(self.device))
     }
 
     /// The model's shape, read from its files (or the hashed embedder's), without loading it.

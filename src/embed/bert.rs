@@ -9,6 +9,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config, HiddenAct};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+use super::native::{self, NativeBert};
 use super::{read_model_info, EmbedError, Embedder, ModelInfo, Pooling, TokenCounter};
 
 /// Where the model runs.
@@ -20,9 +21,35 @@ pub enum DeviceKind {
     Cuda,
 }
 
+/// Which code runs the model's forward pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// Our own CPU forward pass (`embed::native`): rows unpadded, fused projections,
+    /// vectorized element-wise kernels. CPU only; the default there.
+    #[default]
+    Native,
+    /// candle's BERT: runs on the CPU or a GPU; the only one for `--device cuda`.
+    Candle,
+}
+
+impl Engine {
+    /// The engine a device runs best: ours on the CPU, candle's on a GPU.
+    pub fn for_device(device: DeviceKind) -> Engine {
+        match device {
+            DeviceKind::Cpu => Engine::Native,
+            DeviceKind::Cuda => Engine::Candle,
+        }
+    }
+}
+
+enum Model {
+    Native(NativeBert),
+    Candle(BertModel),
+}
+
 /// A loaded model with its tokenizer.
 pub struct BertEmbedder {
-    model: BertModel,
+    model: Model,
     tokenizer: Tokenizer,
     device: Device,
     info: ModelInfo,
@@ -52,21 +79,44 @@ impl BertEmbedder {
         Self::load_as(dir, pooling, device, false)
     }
 
-    /// Loads the model from `dir`. `pooling` overrides what the files say.
-    /// `approximate_gelu` computes the model's exact (erf) GELU with the tanh formula, which
-    /// candle vectorizes (8 % faster here; all-MiniLM-L6-v2's vectors stay within cosine
-    /// 0.999997 of sentence-transformers').
+    /// Loads the model from `dir` with the engine the device calls for: ours on the CPU,
+    /// candle's on a GPU (see [`BertEmbedder::load_with`]).
     pub fn load_as(
         dir: &Path,
         pooling: Option<Pooling>,
         device: DeviceKind,
         approximate_gelu: bool,
     ) -> Result<Self, EmbedError> {
+        Self::load_with(
+            dir,
+            pooling,
+            device,
+            approximate_gelu,
+            Engine::for_device(device),
+        )
+    }
+
+    /// Loads the model from `dir`. `pooling` overrides what the files say.
+    /// `approximate_gelu` computes the model's exact (erf) GELU with the tanh formula (candle
+    /// vectorizes only that one; all-MiniLM-L6-v2's vectors stay within cosine 0.999997 of
+    /// sentence-transformers'). `engine` picks the forward pass; ours runs on the CPU only.
+    pub fn load_with(
+        dir: &Path,
+        pooling: Option<Pooling>,
+        device: DeviceKind,
+        approximate_gelu: bool,
+        engine: Engine,
+    ) -> Result<Self, EmbedError> {
         let info = read_model_info(dir, pooling)?;
         let fail = |reason: String| EmbedError::ModelFiles {
             dir: dir.display().to_string(),
             reason,
         };
+        if engine == Engine::Native && device != DeviceKind::Cpu {
+            return Err(fail(
+                "the native engine runs on the CPU only; use --embed-engine candle on a GPU".into(),
+            ));
+        }
         let device = match device {
             DeviceKind::Cpu => Device::Cpu,
             DeviceKind::Cuda => {
@@ -88,8 +138,11 @@ impl BertEmbedder {
         // runs, which holds for a model directory.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &device) }
             .map_err(|e| fail(format!("model.safetensors: {e}")))?;
-        let model =
-            BertModel::load(vb, &config).map_err(|e| fail(format!("model.safetensors: {e}")))?;
+        let model = match engine {
+            Engine::Native => NativeBert::load(&vb, &config).map(Model::Native),
+            Engine::Candle => BertModel::load(vb, &config).map(Model::Candle),
+        }
+        .map_err(|e| fail(format!("model.safetensors: {e}")))?;
 
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| fail(format!("tokenizer.json: {e}")))?;
@@ -135,15 +188,52 @@ impl BertEmbedder {
     }
 
     /// Threads the matrix products of a single pass may use when it is the only one (a lone
-    /// query, embedded while the other workers idle). Only the `mkl` build can change this
-    /// per call; elsewhere a pass keeps its share.
+    /// query, embedded while the other workers idle); passes side by side share them. candle's
+    /// engine can change this per call only in the `mkl` build.
     pub fn with_lone_pass_threads(mut self, threads: usize) -> Self {
         self.lone_pass_threads = threads.max(1);
         self
     }
 
-    /// One pass of the model over rows already tokenized, padded to the longest of them.
-    fn forward(&self, rows: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// One pass of the model over rows already tokenized: pooled, normalized if the model
+    /// says so. `threads`: what the pass's matrix products may use.
+    fn forward(&self, rows: &[&Encoding], threads: usize) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut pooled = match &self.model {
+            Model::Native(model) => {
+                let lengths: Vec<usize> = rows.iter().map(|e| e.get_ids().len()).collect();
+                let borrowed: Vec<native::Row<'_>> = rows
+                    .iter()
+                    .map(|e| native::Row {
+                        ids: e.get_ids(),
+                        types: e.get_type_ids(),
+                    })
+                    .collect();
+                let hidden = model
+                    .forward(&borrowed, threads)
+                    .map_err(EmbedError::Model)?;
+                let width = model.hidden_size();
+                match self.info.pooling {
+                    Pooling::Cls => native::cls_pool(&hidden, &lengths, width),
+                    Pooling::Mean => native::mean_pool(&hidden, &lengths, width),
+                }
+            }
+            Model::Candle(model) => self.forward_candle(model, rows)?,
+        };
+        if self.info.normalize {
+            for vector in &mut pooled {
+                let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+                vector.iter_mut().for_each(|v| *v /= norm);
+            }
+        }
+        Ok(pooled)
+    }
+
+    /// candle's pass over rows padded to the longest of them, masked.
+    fn forward_candle(
+        &self,
+        model: &BertModel,
+        rows: &[&Encoding],
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let count = rows.len();
         let width = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(count * width);
@@ -159,14 +249,11 @@ impl BertEmbedder {
             mask.extend(std::iter::repeat_n(0u32, pad));
         }
         let (rows, width) = (count, width);
-        let model = |e: candle_core::Error| EmbedError::Model(e.to_string());
-        let ids = Tensor::from_vec(ids, (rows, width), &self.device).map_err(model)?;
-        let types = Tensor::from_vec(types, (rows, width), &self.device).map_err(model)?;
-        let mask = Tensor::from_vec(mask, (rows, width), &self.device).map_err(model)?;
-        let hidden = self
-            .model
-            .forward(&ids, &types, Some(&mask))
-            .map_err(model)?;
+        let fail = |e: candle_core::Error| EmbedError::Model(e.to_string());
+        let ids = Tensor::from_vec(ids, (rows, width), &self.device).map_err(fail)?;
+        let types = Tensor::from_vec(types, (rows, width), &self.device).map_err(fail)?;
+        let mask = Tensor::from_vec(mask, (rows, width), &self.device).map_err(fail)?;
+        let hidden = model.forward(&ids, &types, Some(&mask)).map_err(fail)?;
         let pooled = match self.info.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1).and_then(|t| t.squeeze(1)),
             Pooling::Mean => (|| {
@@ -176,19 +263,8 @@ impl BertEmbedder {
                 summed.broadcast_div(&counts)
             })(),
         }
-        .map_err(model)?;
-        let pooled = if self.info.normalize {
-            pooled
-                .sqr()
-                .and_then(|s| s.sum_keepdim(1))
-                .and_then(|s| s.sqrt())
-                .and_then(|n| n.clamp(1e-12, f64::MAX))
-                .and_then(|n| pooled.broadcast_div(&n))
-                .map_err(model)?
-        } else {
-            pooled
-        };
-        pooled.to_vec2::<f32>().map_err(model)
+        .map_err(fail)?;
+        pooled.to_vec2::<f32>().map_err(fail)
     }
 }
 
@@ -237,9 +313,11 @@ impl Embedder for BertEmbedder {
             passes.push(pass);
             rest = later;
         }
-        let run = |pass: &[usize]| {
+        // A pass alone may use every thread; passes side by side share them.
+        let shared = (self.lone_pass_threads / self.workers).max(1);
+        let run = |pass: &[usize], threads: usize| {
             let rows: Vec<&Encoding> = pass.iter().map(|&i| &encodings[i]).collect();
-            self.forward(&rows)
+            self.forward(&rows, threads)
         };
         let mut results: Vec<Option<Result<Vec<Vec<f32>>, EmbedError>>> =
             (0..passes.len()).map(|_| None).collect();
@@ -248,10 +326,10 @@ impl Embedder for BertEmbedder {
             // threads are idle, so its matrix products may take them all (a query's latency).
             #[cfg(feature = "mkl")]
             let _threads = MklThreads::local(self.lone_pass_threads);
-            results[0] = Some(run(passes[0]));
+            results[0] = Some(run(passes[0], self.lone_pass_threads));
         } else if self.workers <= 1 {
             for (slot, pass) in results.iter_mut().zip(&passes) {
-                *slot = Some(run(pass));
+                *slot = Some(run(pass, shared));
             }
         } else {
             // Longest passes first, so that the last to finish is a short one.
@@ -268,7 +346,7 @@ impl Embedder for BertEmbedder {
                                 break;
                             }
                             let index = passes.len() - 1 - k;
-                            let out = run(passes[index]);
+                            let out = run(passes[index], shared);
                             done.lock()
                                 .unwrap_or_else(|p| p.into_inner())
                                 .push((index, out));

@@ -5,6 +5,7 @@
 pub mod batcher;
 pub mod bert;
 pub mod hashed;
+mod native;
 
 use std::fmt;
 use std::path::Path;

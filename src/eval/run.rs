@@ -335,7 +335,14 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             let set = question_set(&opened.store, questions.as_deref()).await?;
             let report = retrieval::evaluate(opened.store.pool(), &opened.embedder, &set).await?;
             let markdown = retrieval::markdown(&report, &opened.stamp.line());
-            let json = serde_json::json!({ "stamp": opened.stamp, "report": &report, "modes": &report.modes });
+            let patients = compare::all_patient_ids(opened.store.pool()).await?.len();
+            let json = serde_json::json!({
+                "stamp": opened.stamp,
+                "patients": patients,
+                "embedding_model": opened.stamp.embedding_model,
+                "report": &report,
+                "modes": &report.modes,
+            });
             write(&setup.results_dir, "retrieval", &json, &markdown)?;
             println!("{markdown}");
         }
@@ -515,8 +522,11 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             )
             .await?;
             let markdown = utility_markdown(&report, &opened.stamp);
+            let patients = compare::all_patient_ids(opened.store.pool()).await?.len();
             let json = serde_json::json!({
                 "stamp": opened.stamp,
+                "patients": patients,
+                "embedding_model": opened.stamp.embedding_model,
                 "information": report.information,
                 "query": report.query,
                 "response": report.response,

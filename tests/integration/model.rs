@@ -1,6 +1,6 @@
 //! The registry-packaged all-MiniLM-L6-v2, loaded from its files by the real loader.
 
-use fhir_rag::embed::bert::{BertEmbedder, DeviceKind};
+use fhir_rag::embed::bert::{BertEmbedder, DeviceKind, Engine};
 use fhir_rag::embed::{cosine, Embedder, Pooling};
 
 use crate::support::Services;
@@ -68,6 +68,46 @@ fn inputs_longer_than_the_model_are_truncated_not_refused() {
     assert!(counter.count(&text) > 256);
     let vector = model.embed(&[text.as_str()]).unwrap().remove(0);
     assert_eq!(vector.len(), 384);
+}
+
+#[test]
+fn our_cpu_engine_gives_candles_vectors_for_the_real_model() {
+    let dir = Services::from_env().model_dir;
+    let load = |engine, approximate| {
+        BertEmbedder::load_with(&dir, None, DeviceKind::Cpu, approximate, engine)
+            .expect("the model fetched by scripts/fetch-model.sh")
+            .with_workers(2)
+    };
+    // Short and long texts, one past the model's 256 tokens (truncated), more than a pass.
+    let mut texts: Vec<String> = vec![
+        "Medication is Lisinopril 10 MG Oral Tablet.".into(),
+        "How much did the patient weigh at the last visit?".into(),
+        "Value is 1.0 mg. ".repeat(120),
+    ];
+    texts.extend((0..40).map(|i| {
+        format!(
+            "On 2015-03-{:02} the patient had Glucose {i} mg/dL; {}",
+            i % 28 + 1,
+            "Condition is Essential hypertension. ".repeat(i % 9)
+        )
+    }));
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    for approximate in [false, true] {
+        let ours = load(Engine::Native, approximate).embed(&refs).unwrap();
+        let candle = load(Engine::Candle, approximate).embed(&refs).unwrap();
+        for (i, (a, b)) in ours.iter().zip(&candle).enumerate() {
+            assert_eq!(a.len(), 384);
+            let similarity = cosine(a, b);
+            assert!(
+                similarity > 0.99999,
+                "text {i} (approximate GELU {approximate}): cosine {similarity}"
+            );
+        }
+    }
+    assert!(
+        BertEmbedder::load_with(&dir, None, DeviceKind::Cuda, false, Engine::Native).is_err(),
+        "our engine refuses a GPU rather than silently running on the CPU"
+    );
 }
 
 #[test]
