@@ -226,6 +226,13 @@ impl NativeBert {
         let mut x = vec![0f32; tokens * h];
         let mut at = 0;
         for row in rows {
+            if row.ids.len() != row.types.len() {
+                return Err(format!(
+                    "a text has {} token ids but {} token types",
+                    row.ids.len(),
+                    row.types.len()
+                ));
+            }
             if row.ids.len() > self.max_positions {
                 return Err(format!(
                     "a text of {} tokens is longer than the model's {} positions",
@@ -314,6 +321,10 @@ impl NativeBert {
         let d = h / self.heads;
         let mut start = 0;
         for &len in lengths {
+            if len == 0 {
+                // A text the tokenizer made nothing of: no tokens, nothing to attend to.
+                continue;
+            }
             let at = start * 3 * h;
             let scores = &mut scores[..self.heads * len * len];
             // Each head: scores = q · kᵀ, each row's softmax, context = scores · v.
@@ -449,7 +460,11 @@ pub(super) fn cls_pool(hidden: &[f32], lengths: &[usize], width: usize) -> Vec<V
     lengths
         .iter()
         .map(|&len| {
-            let first = hidden[start * width..(start + 1) * width].to_vec();
+            let first = if len == 0 {
+                vec![0.0; width]
+            } else {
+                hidden[start * width..(start + 1) * width].to_vec()
+            };
             start += len;
             first
         })
@@ -478,6 +493,11 @@ mod gemm {
         if m == 0 || n == 0 {
             return;
         }
+        assert!(
+            k > 0 && lda >= k && ldc >= n,
+            "inconsistent matrix dimensions"
+        );
+        assert!(ldb >= if b_transposed { k } else { n }, "inconsistent b");
         // The slices must reach the last element each operand is read or written at.
         assert!(a.len() >= (m - 1) * lda + k, "a is too short");
         let b_rows = if b_transposed { n } else { k };
@@ -592,6 +612,16 @@ mod gemm {
         if heads.count == 0 || m == 0 || n == 0 {
             return;
         }
+        assert!(
+            k > 0 && lda >= k && ldc >= n,
+            "inconsistent matrix dimensions"
+        );
+        assert!(ldb >= if b_transposed { k } else { n }, "inconsistent b");
+        // Heads write disjoint blocks of c (MKL may run them in parallel).
+        assert!(
+            heads.count == 1 || heads.c_stride >= (m - 1) * ldc + n,
+            "heads' outputs overlap"
+        );
         let last = heads.count - 1;
         let b_rows = if b_transposed { n } else { k };
         let b_cols = if b_transposed { k } else { n };
@@ -850,7 +880,10 @@ mod kernels {
                     fn avx2($($arg: $ty),*) -> $ret {
                         $generic($($arg),*)
                     }
-                    if std::arch::is_x86_feature_detected!("avx512f") {
+                    if std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("fma")
+                    {
                         // SAFETY: the CPU was just seen to have the features the copy uses.
                         return unsafe { avx512($($arg),*) };
                     }
@@ -1245,6 +1278,44 @@ mod tests {
             )
             .expect_err("65 tokens exceed 64 positions");
         assert!(err.contains("positions"), "{err}");
+        let err = native
+            .forward(
+                &[Row {
+                    ids: &ids,
+                    types: &types[..1],
+                }],
+                1,
+            )
+            .expect_err("two ids, one type");
+        assert!(err.contains("token types"), "{err}");
+        // A text the tokenizer made nothing of, between two others: no panic, the others'
+        // states unchanged.
+        let empty: [u32; 0] = [];
+        let one = [4u32, 5];
+        let both = native
+            .forward(
+                &[
+                    Row {
+                        ids: &one,
+                        types: &[0, 0],
+                    },
+                    Row {
+                        ids: &empty,
+                        types: &empty,
+                    },
+                    Row {
+                        ids: &one,
+                        types: &[0, 0],
+                    },
+                ],
+                1,
+            )
+            .expect("an empty row is no error");
+        let h = native.hidden_size();
+        assert_eq!(both.len(), 4 * h);
+        for (a, b) in both[..2 * h].iter().zip(&both[2 * h..]) {
+            assert!((a - b).abs() < 1e-5, "{a} against {b}");
+        }
     }
 
     #[test]
@@ -1259,5 +1330,11 @@ mod tests {
             cls_pool(&hidden, &[2, 1], 2),
             vec![vec![1.0, 2.0], vec![10.0, 20.0]]
         );
+        // A row of no tokens pools to zeros and takes nothing from its neighbours.
+        assert_eq!(
+            cls_pool(&hidden, &[2, 0, 1], 2),
+            vec![vec![1.0, 2.0], vec![0.0, 0.0], vec![10.0, 20.0]]
+        );
+        assert_eq!(mean_pool(&hidden, &[2, 0, 1], 2)[1], vec![0.0, 0.0]);
     }
 }
