@@ -22,11 +22,10 @@ pub enum DeviceKind {
 }
 
 /// Which code runs the model's forward pass.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
     /// Our own CPU forward pass (`embed::native`): rows unpadded, fused projections,
-    /// vectorized element-wise kernels. CPU only; the default there.
-    #[default]
+    /// vectorized element-wise kernels. CPU only; the default there (`Engine::for_device`).
     Native,
     /// candle's BERT: runs on the CPU or a GPU; the only one for `--device cuda`.
     Candle,
