@@ -45,6 +45,15 @@ const COUNT_WORDS: &[&str] = &[
     "patient",
     "people",
     "total",
+    // How the count is qualified ("distinct patients", "the size of the cohort").
+    "distinct",
+    "unique",
+    "different",
+    "individual",
+    "separate",
+    "size",
+    "large",
+    "big",
     // Where the cohort is ("in the hospital", "in our records"), never what is asked.
     "hospital",
     "hospitals",
@@ -289,6 +298,77 @@ fn readings(
         ));
     }
     lines
+}
+
+/// Which end of a reading a question asks for across patients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extreme {
+    /// "Which patient has the highest BMI?"
+    Highest,
+    /// "… the lowest heart rate?"
+    Lowest,
+}
+
+/// Among the latest reading of each patient, the highest (lowest) of the observation code the
+/// question names: one line, "Of the 6 patients with a recorded Body Mass Index, the highest
+/// latest value is 35 kg/m2 (November 2017).", or `None` when no patient has a single-valued
+/// reading of it. Which patient it is is never said. ("Reading" is not written: it is a town's
+/// name, and the guard redacts the towns patients live in.)
+pub fn extreme_reading(
+    facts: &[(i64, Option<NaiveDate>, String)],
+    analysis: &QuestionAnalysis,
+    extreme: Extreme,
+) -> Option<String> {
+    let latest = latest_readings(facts, analysis);
+    let (code, patients) = latest.into_iter().max_by_key(|(code, p)| {
+        (
+            term_match(code, &analysis.terms),
+            p.len(),
+            std::cmp::Reverse(code.clone()),
+        )
+    })?;
+    // The wording most of the patients' readings share, with one value.
+    let mut templates: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, reading) in patients.values() {
+        *templates.entry(reading.template.as_str()).or_default() += 1;
+    }
+    let (template, _) = templates
+        .into_iter()
+        .filter(|(t, _)| t.matches("{}").count() == 1)
+        .max_by_key(|(t, n)| (*n, std::cmp::Reverse(*t)))?;
+    let same: Vec<&(Option<NaiveDate>, Reading)> = patients
+        .values()
+        .filter(|(_, r)| r.template == template)
+        .collect();
+    let pick = |a: &&&(Option<NaiveDate>, Reading), b: &&&(Option<NaiveDate>, Reading)| {
+        a.1.values[0].total_cmp(&b.1.values[0])
+    };
+    let chosen = match extreme {
+        Extreme::Highest => same.iter().max_by(pick),
+        Extreme::Lowest => same.iter().min_by(pick),
+    }?;
+    let value = Reading {
+        template: template.to_string(),
+        values: Vec::new(),
+    }
+    .render(&[format_value(chosen.1.values[0])]);
+    let value = value
+        .trim()
+        .trim_start_matches("Value is ")
+        .trim_end_matches('.');
+    let when = chosen
+        .0
+        .map(|d| format!(" ({})", crate::text::dates::month_year(d)))
+        .unwrap_or_default();
+    Some(format!(
+        "Of the {} patient{} with a recorded {code}, the {} latest value is {value}{when}.",
+        same.len(),
+        if same.len() == 1 { "" } else { "s" },
+        match extreme {
+            Extreme::Highest => "highest",
+            Extreme::Lowest => "lowest",
+        }
+    ))
 }
 
 /// Whether a fact names `condition` among its reasons ("… Reason is Acute bronchitis
@@ -639,6 +719,52 @@ mod tests {
             Topic::Readings
         );
         assert_eq!(ask("Give me an overview"), Topic::Overview);
+    }
+
+    #[test]
+    fn extremes_are_taken_over_each_patients_latest_reading() {
+        let day = |m: u32| NaiveDate::from_ymd_opt(2015, m, 1);
+        let weight =
+            |v: i64| format!("Category is vital-signs. Code is Body Weight. Value is {v} kg.");
+        let facts = vec![
+            // Patient 0's 150 kg is old: its latest is 80.
+            (0, day(1), weight(150)),
+            (0, day(6), weight(80)),
+            (1, day(3), weight(95)),
+            (2, day(2), weight(60)),
+            (
+                2,
+                day(2),
+                "Category is vital-signs. Code is Heart rate. Value is 40 /min.".to_string(),
+            ),
+        ];
+        let ask = |q: &str| crate::answer::question::analyze(q, &Default::default());
+        assert_eq!(
+            extreme_reading(&facts, &ask("Who is the heaviest patient?"), Extreme::Highest)
+                .as_deref(),
+            Some("Of the 3 patients with a recorded Body Weight, the highest latest value is 95 kg (March 2015).")
+        );
+        assert_eq!(
+            extreme_reading(&facts, &ask("Which patient has the lowest weight?"), Extreme::Lowest)
+                .as_deref(),
+            Some("Of the 3 patients with a recorded Body Weight, the lowest latest value is 60 kg (February 2015).")
+        );
+        assert_eq!(
+            extreme_reading(
+                &facts,
+                &ask("Which patient has the highest shoe size?"),
+                Extreme::Highest
+            ),
+            None
+        );
+        assert_eq!(
+            crate::answer::question::extreme("Who is the tallest?"),
+            Some(Extreme::Highest)
+        );
+        assert_eq!(
+            crate::answer::question::extreme("What is her weight?"),
+            None
+        );
     }
 
     #[test]

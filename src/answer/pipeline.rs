@@ -17,7 +17,7 @@ use super::contract::{
     Answer, AnswerStatus, DpSpent, Mode, PrivacyFindings, PrivacySummary, Query, Timings,
 };
 use super::policy::{self, Disclosure};
-use super::question::{analyze, tsquery_or, QuestionAnalysis};
+use super::question::{analyze, named_condition, tsquery_or, ConditionNames, QuestionAnalysis};
 use super::respond::{
     answer_request, cohort_answer, numbers_are_grounded, says_not_found, select_request,
     template_answer, words_are_grounded, NOT_FOUND_ANSWER,
@@ -388,9 +388,16 @@ fn cohort_subject(
 ) -> (Option<String>, String) {
     // The condition as the records word it (unknown words, which could be names, left out).
     let condition: Option<String> = analysis.condition.as_ref().and_then(|c| {
+        // Known as written or in the canonical form the analysis looked up ("sinusitis" is
+        // looked up as "sinusiti").
         let words: Vec<String> = crate::text::words(c)
             .into_iter()
-            .filter(|w| known.contains(w))
+            .filter(|w| {
+                known.contains(w) || {
+                    let terms = super::question::line_terms(w);
+                    !terms.is_empty() && terms.iter().all(|t| known.contains(t))
+                }
+            })
             .collect();
         (!words.is_empty()).then(|| words.join(" "))
     });
@@ -496,7 +503,23 @@ pub async fn cohort_condition(
         vocabulary.extend(crate::text::words(condition));
     }
     let known = search::known_words(pool, &vocabulary).await?;
+    let names = ConditionNames::new(search::condition_names(pool).await?);
+    let analysis = read_cohort(analysis, &known, &names);
     Ok(cohort_subject(&analysis, &known).0)
+}
+
+/// A cohort question as the cohort path reads it: the context words the records never use
+/// dropped, and its condition matched against the condition names the store holds.
+fn read_cohort(
+    mut analysis: QuestionAnalysis,
+    known: &BTreeSet<String>,
+    names: &ConditionNames,
+) -> QuestionAnalysis {
+    analysis.keep_known(known);
+    if let Some(condition) = named_condition(&analysis, names) {
+        analysis.condition = Some(condition);
+    }
+    analysis
 }
 
 /// Keeps a uniformly random `most` of the voters (drawn from the answer's noise).
@@ -665,7 +688,13 @@ pub struct AnswerEngine {
     per_requester: DefaultKeyedRateLimiter<String>,
     llm_calls: DefaultDirectRateLimiter,
     budget: Budget,
+    /// The condition names the store holds, read at most once a minute (a cohort question's
+    /// condition is matched against them).
+    condition_names: tokio::sync::Mutex<Option<(Instant, Arc<ConditionNames>)>>,
 }
+
+/// How long the condition names read from the store are used before they are read again.
+const CONDITION_NAMES_TTL: Duration = Duration::from_secs(60);
 
 fn nonzero(n: u32, what: &str) -> Result<NonZeroU32, AnswerError> {
     NonZeroU32::new(n).ok_or_else(|| AnswerError::Config(format!("{what} must be at least 1")))
@@ -714,6 +743,7 @@ impl AnswerEngine {
             per_requester,
             llm_calls,
             budget,
+            condition_names: tokio::sync::Mutex::new(None),
         })
     }
 
@@ -847,6 +877,7 @@ impl AnswerEngine {
                     draft.settle(policy::COHORT_INDIVIDUAL);
                     return Ok(());
                 }
+                let first = self.cohort_analysis(first, &known).await?;
                 let dp = query.options.mode == Mode::Dp
                     || self.config.dp.dp_roles.contains(&query.requester.role);
                 let result = if dp {
@@ -884,6 +915,34 @@ impl AnswerEngine {
                     .await
             }
         }
+    }
+
+    /// The condition names of the store, read again when older than [`CONDITION_NAMES_TTL`].
+    async fn condition_names(&self) -> Result<Arc<ConditionNames>, AnswerError> {
+        let mut cached = self.condition_names.lock().await;
+        if let Some((read, names)) = cached.as_ref() {
+            if read.elapsed() < CONDITION_NAMES_TTL {
+                return Ok(names.clone());
+            }
+        }
+        let names = Arc::new(ConditionNames::new(
+            search::condition_names(self.store.pool()).await?,
+        ));
+        *cached = Some((Instant::now(), names.clone()));
+        Ok(names)
+    }
+
+    /// [`read_cohort`] with the store's condition names.
+    async fn cohort_analysis(
+        &self,
+        analysis: QuestionAnalysis,
+        known: &BTreeSet<String>,
+    ) -> Result<QuestionAnalysis, AnswerError> {
+        Ok(read_cohort(
+            analysis,
+            known,
+            &*self.condition_names().await?,
+        ))
     }
 
     /// A cohort role's question: aggregates over at least k patients, never an individual.
@@ -1187,6 +1246,12 @@ impl AnswerEngine {
             draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
             return self.age(patient, draft).await;
         }
+        if resolution.patients.is_empty() {
+            if let Some(extreme) = super::question::extreme(&query.question) {
+                draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                return self.extreme(query, scope, known, extreme, draft).await;
+            }
+        }
         let k = query
             .options
             .k
@@ -1263,6 +1328,45 @@ impl AnswerEngine {
     /// "How old is …": the ten-year age band (90 and over as one), from the vault's birth date
     /// and, for a patient who died, the day of death the record gives. The birth date itself
     /// never leaves; a band is what HIPAA's Safe Harbor lets an age be.
+    /// "Which of my patients has the highest BMI?": the highest (lowest) of each patient's
+    /// latest reading over the patients the requester may see (those with the question's
+    /// condition, when it names one). Which patient it is is never said.
+    async fn extreme(
+        &self,
+        query: &Query,
+        scope: &Scope,
+        known: &BTreeSet<String>,
+        extreme: super::cohort::Extreme,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
+        let mut analysis = analyze(&query.question, &BTreeSet::new());
+        // "Which patient has the highest BMI": what follows "has" is the reading, not a
+        // condition.
+        if analysis
+            .condition
+            .as_deref()
+            .is_some_and(|c| super::question::extreme(c).is_some())
+        {
+            analysis.condition = None;
+        }
+        let analysis = read_cohort(analysis, known, &*self.condition_names().await?);
+        let pool = self.store.pool();
+        let (condition, synthetic) = cohort_subject(&analysis, known);
+        let patients = super::cohort::cohort(pool, scope, condition.as_deref()).await?;
+        let facts = super::cohort::facts_of(pool, &patients, "Observation").await?;
+        let Some(line) = super::cohort::extreme_reading(&facts, &analysis, extreme) else {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        };
+        let template = format!(
+            "{line} Answers never say which patient a value is; ask about a patient by name \
+             for their record."
+        );
+        self.answer_line(line, synthetic, template, draft).await
+    }
+
     async fn age(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
         let pool = self.store.pool();
         let birth: Option<String> = sqlx::query_scalar(
@@ -1306,6 +1410,18 @@ impl AnswerEngine {
                 format!("The patient is {band} years old."),
             ),
         };
+        self.answer_line(line, synthetic, template, draft).await
+    }
+
+    /// A one-line synthetic document and its deterministic answer, through the Review agent
+    /// and then the responder.
+    async fn answer_line(
+        &self,
+        line: String,
+        synthetic: String,
+        template: String,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
         let document = SyntheticDocument {
             lines: vec![line],
             document_ids: Vec::new(),

@@ -257,6 +257,154 @@ pub(crate) const STOPWORDS: &[&str] = &[
     "todays",
 ];
 
+/// Words of the requests and the context clinicians and researchers type around a question
+/// ("Pharmacy question:", "For the audit:", "Reviewing the chart before rounds.", "Include how
+/// many per med", "If so, which ones?"): never names, never what is asked about. Words that are
+/// given names as well ("Mark", "Bill", "Will", "Grant", "Chase") are left out on purpose: they
+/// stay name candidates.
+const REQUEST_WORDS: &[&str] = &[
+    // Follow-ups and fillers.
+    "one",
+    "ones",
+    "so",
+    "thanks",
+    "thank",
+    "thx",
+    "pls",
+    "plz",
+    "kindly",
+    "quick",
+    "quickly",
+    "briefly",
+    "either",
+    "whether",
+    "yet",
+    "still",
+    "already",
+    "exactly",
+    "roughly",
+    "approximately",
+    "about",
+    "around",
+    "overall",
+    "altogether",
+    "together",
+    "separately",
+    // What the message is.
+    "question",
+    "questions",
+    "query",
+    "queries",
+    "request",
+    "requests",
+    "ask",
+    "asking",
+    "fyi",
+    "reminder",
+    "followup",
+    "follow",
+    "update",
+    "updated",
+    "urgent",
+    "stat",
+    "asap",
+    // Who asks and why.
+    "pharmacy",
+    "pharmacist",
+    "nursing",
+    "nurse",
+    "research",
+    "researcher",
+    "audit",
+    "auditing",
+    "billing",
+    "coding",
+    "quality",
+    "study",
+    "studying",
+    "studies",
+    "triage",
+    "rounds",
+    "handoff",
+    "handover",
+    "clinician",
+    "physician",
+    "dosing",
+    "refill",
+    "refills",
+    "prescriber",
+    "chart",
+    "charts",
+    "reviewing",
+    "calculating",
+    "calculate",
+    "trending",
+    "checking",
+    "planning",
+    "preparing",
+    "looking",
+    "sizing",
+    "writing",
+    "updating",
+    "covering",
+    "seeing",
+    "considering",
+    "wondering",
+    "curious",
+    "interested",
+    "trying",
+    "working",
+    "doing",
+    "i'm",
+    "im",
+    "we're",
+    "let",
+    "lets",
+    "go",
+    "going",
+    "look",
+    "looked",
+    // Prepositions that open a request ("Across all patients, …", "Within our clinic, …").
+    "across",
+    "within",
+    "throughout",
+    "regarding",
+    "concerning",
+    "besides",
+    // Imperatives of a request.
+    "include",
+    "including",
+    "break",
+    "provide",
+    "display",
+    "enumerate",
+    "identify",
+    "determine",
+    "quantify",
+    "tally",
+    "rank",
+    "sort",
+    "summarise",
+    "outline",
+    "fetch",
+    "return",
+    "state",
+    "specify",
+    "confirm",
+    "verify",
+    "remind",
+    "share",
+    "send",
+    "bring",
+    "grab",
+    "pull",
+    "lookup",
+    "breakdown",
+    "broken",
+    "split",
+    "along",
+];
+
 /// Units written out ("in kilograms", "beats per minute"): the records write the symbol, and a
 /// unit asks for no concept of its own.
 const UNIT_WORDS: &[&str] = &[
@@ -321,6 +469,16 @@ static EVERYDAY_NAMES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\bsystolic\s+pressure\b", "systolic blood pressure"),
         (r"(?i)\bdiastolic\s+pressure\b", "diastolic blood pressure"),
         (r"(?i)\btemperature\b", "body temperature"),
+        // "Who is the heaviest patient?": the highest body weight.
+        (r"(?i)\bheaviest\b", "highest body weight"),
+        (r"(?i)\blightest\b", "lowest body weight"),
+        (r"(?i)\btallest\b", "highest body height"),
+        (r"(?i)\bshortest\b", "lowest body height"),
+        // "Back in late 2020", "procedure-wise": the time and the kind, without the filler.
+        (r"(?i)\bback\s+(in|on|at|during|from)\b", "$1"),
+        (r"(?i)\b([a-z]+)-wise\b", "$1"),
+        // "The most up-to-date weight": the latest.
+        (r"(?i)\b(?:most\s+)?up[\s-]+to[\s-]+date\b", "latest"),
     ]
     .into_iter()
     .map(|(p, to)| (Regex::new(p).expect("valid regex"), to))
@@ -382,7 +540,7 @@ fn canonical(word: &str) -> String {
     let w = word.to_lowercase();
     let mapped = match w.as_str() {
         "medications" | "medicines" | "medicine" | "drugs" | "drug" | "prescriptions"
-        | "prescription" | "prescribed" | "prescribe" | "prescribing" | "meds" | "rx"
+        | "prescription" | "prescribed" | "prescribe" | "prescribing" | "meds" | "med" | "rx"
         | "scripts" | "script" => "medication",
         "conditions" | "diagnoses" | "diagnosis" | "diagnosed" | "diseases" | "disease"
         | "problems" | "problem" | "dx" => "condition",
@@ -494,20 +652,65 @@ pub struct QuestionAnalysis {
     /// qualifies a concept the records hold must be held too, or the answer is not found
     /// (hemoglobin is not HbA1c).
     pub phrases: Vec<Vec<String>>,
+    /// The phrases (also in `phrases`) of clauses around the one that asks: a role prefix
+    /// ("Pharmacy question:"), a context sentence ("Patient is due for a refill."). Dropped by
+    /// [`QuestionAnalysis::keep_known`] unless they name a concept the records hold.
+    pub asides: Vec<Vec<String>>,
+    /// The content words between punctuation marks, stopwords skipped, context clauses
+    /// included ("whiplash injury to neck" is one run): where a condition's name is looked for.
+    pub runs: Vec<Vec<String>>,
     /// Each term as the question wrote it (lower case): "diabetes" for the term "diabete".
     pub written: BTreeMap<String, String>,
 }
 
 impl QuestionAnalysis {
-    /// Drops from each phrase the words the records never use, when the phrase keeps a concept
-    /// word they do use: "weight charted" asks about weight. A phrase none of whose concept
-    /// words the records use ("leprosy") stays whole: nothing answers it.
+    /// Terms as the question wrote them, joined by spaces.
+    pub fn as_written<'a>(&self, terms: impl Iterator<Item = &'a String>) -> String {
+        terms
+            .map(|t| self.written.get(t).unwrap_or(t).as_str())
+            .collect::<Vec<&str>>()
+            .join(" ")
+    }
+
+    /// Drops from each phrase the words the records never use that follow a concept word they
+    /// do use: "weight charted" asks about weight, while "favourite food" is not about food. A
+    /// phrase none of whose concept words the records use ("leprosy") stays whole: nothing
+    /// answers it. Phrases of the context around the asking clause are dropped (see below).
     pub fn keep_known(&mut self, known: &BTreeSet<String>) {
         let mut dropped: BTreeSet<String> = BTreeSet::new();
+        // The context around the question ("Pharmacy question:", "Patient is due for a
+        // refill.") asks about nothing when the asking clause names what it asks about (a
+        // concept, or a kind of fact: "Which medications …?"); otherwise it may hold the
+        // concept ("She had her weight taken in early 2017. What was the value?"), and only
+        // its phrases none of whose words the records use are dropped.
+        let asides = std::mem::take(&mut self.asides);
+        let asking_names_subject = self
+            .phrases
+            .iter()
+            .filter(|p| !asides.contains(p))
+            .flatten()
+            .any(|t| is_concept(t) || KIND_TERMS.contains(&t.as_str()));
+        self.phrases.retain(|phrase| {
+            let aside = asides.contains(phrase)
+                && (asking_names_subject
+                    || !phrase.iter().any(|t| is_concept(t) && known.contains(t)));
+            if aside {
+                dropped.extend(phrase.iter().cloned());
+            }
+            !aside
+        });
+        self.asides = asides;
         for phrase in &mut self.phrases {
-            if phrase.iter().any(|t| is_concept(t) && known.contains(t)) {
+            // A word the records never use before the concept qualifies it ("favourite
+            // food" is not a food allergy) and stays; one after it ("weight charted") goes.
+            if let Some(first_known) = phrase
+                .iter()
+                .position(|t| is_concept(t) && known.contains(t))
+            {
+                let mut at = 0usize;
                 phrase.retain(|t| {
-                    let keep = !is_concept(t) || known.contains(t);
+                    at += 1;
+                    let keep = !is_concept(t) || known.contains(t) || at <= first_known;
                     if !keep {
                         dropped.insert(t.clone());
                     }
@@ -535,7 +738,9 @@ impl Recency {
         match word {
             "latest" | "recent" | "recently" | "last" | "newest" | "current" | "currently"
             | "lately" => Some(Recency::Latest),
-            "first" | "earliest" | "initial" | "oldest" => Some(Recency::Earliest),
+            "first" | "earliest" | "initial" | "initially" | "oldest" | "originally" => {
+                Some(Recency::Earliest)
+            }
             _ => None,
         }
     }
@@ -610,6 +815,10 @@ const GENERIC_TERMS: &[&str] = &[
     "lowest",
     "maximum",
     "minimum",
+    "largest",
+    "smallest",
+    "biggest",
+    "greatest",
     "measure",
     "measures",
     "measuring",
@@ -652,21 +861,38 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let mut surgical = false;
     let mut phrases: Vec<Vec<String>> = Vec::new();
     let mut phrase: Vec<String> = Vec::new();
+    // Where each phrase starts in the question (to tell the asking clause from its context).
+    let mut phrase_starts: Vec<usize> = Vec::new();
+    let mut phrase_at = 0usize;
+    // The content words between punctuation, stopwords skipped ("whiplash injury to neck").
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let mut run: Vec<String> = Vec::new();
     let mut written: BTreeMap<String, String> = BTreeMap::new();
     let mut previous_end = 0usize;
     for (i, token) in tokens.iter().enumerate() {
         // A phrase is broken by anything but spaces and hyphens between two terms.
-        if !question[previous_end.min(token.start)..token.start]
+        let joined = question[previous_end.min(token.start)..token.start]
             .chars()
-            .all(|c| c == ' ' || c == '-')
-            && !phrase.is_empty()
-        {
-            phrases.push(std::mem::take(&mut phrase));
+            .all(|c| c == ' ' || c == '-');
+        if !joined && !run.is_empty() {
+            runs.push(std::mem::take(&mut run));
+        }
+        if !joined && !phrase.is_empty() {
+            {
+                phrase_starts.push(phrase_at);
+                phrases.push(std::mem::take(&mut phrase));
+            }
         }
         previous_end = token.end;
         if in_date(token) {
+            if !run.is_empty() {
+                runs.push(std::mem::take(&mut run));
+            }
             if !phrase.is_empty() {
-                phrases.push(std::mem::take(&mut phrase));
+                {
+                    phrase_starts.push(phrase_at);
+                    phrases.push(std::mem::take(&mut phrase));
+                }
             }
             continue;
         }
@@ -683,7 +909,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         let has_letter = token.has_letter();
         let letters = word.chars().filter(|c| c.is_alphabetic()).count();
         let digits = word.chars().filter(|c| c.is_numeric()).count();
-        let stop = STOPWORDS.contains(&word);
+        let stop = STOPWORDS.contains(&word) || REQUEST_WORDS.contains(&word);
         let original = &question[token.start..token.end];
         // A month's name outside a date may be a given name ("April", "June", "August"): looked
         // up in the vault, never taken for a name on its own.
@@ -702,6 +928,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 || original.chars().next().is_some_and(char::is_uppercase)
                     && !BROAD_WORDS.contains(&word)
                     && !QUESTION_WORDS.contains(&word)
+                    && !ASKING_STARTS.contains(&word)
                     && letters >= 2
             {
                 capitalized.insert(word.to_string());
@@ -713,7 +940,10 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             if next != Some("name") {
                 recency.get_or_insert(r);
                 if !phrase.is_empty() {
-                    phrases.push(std::mem::take(&mut phrase));
+                    {
+                        phrase_starts.push(phrase_at);
+                        phrases.push(std::mem::take(&mut phrase));
+                    }
                 }
                 continue;
             }
@@ -723,9 +953,15 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             continue;
         }
         // A unit may be a name too ("Per", "Min"): it stays a name candidate, never a term.
+        if name_words.contains(word) && !run.is_empty() {
+            runs.push(std::mem::take(&mut run));
+        }
         if name_words.contains(word) || stop || !has_letter || UNIT_WORDS.contains(&word) {
             if !phrase.is_empty() {
-                phrases.push(std::mem::take(&mut phrase));
+                {
+                    phrase_starts.push(phrase_at);
+                    phrases.push(std::mem::take(&mut phrase));
+                }
             }
             continue;
         }
@@ -739,6 +975,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         if term.chars().count() < 2 {
             continue;
         }
+        run.push(term.clone());
         any_term = true;
         if !BROAD_WORDS.contains(&word) {
             broad_only = false;
@@ -753,6 +990,9 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             };
             for term in spelled {
                 written.entry(term.clone()).or_insert_with(|| term.clone());
+                if phrase.is_empty() {
+                    phrase_at = token.start;
+                }
                 phrase.push(term.clone());
                 if !terms.contains(&term) {
                     terms.push(term);
@@ -761,8 +1001,19 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         }
     }
     if !phrase.is_empty() {
+        phrase_starts.push(phrase_at);
         phrases.push(phrase);
     }
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    let context = context_clauses(&question);
+    let asides: Vec<Vec<String>> = phrases
+        .iter()
+        .zip(&phrase_starts)
+        .filter(|(_, at)| context.iter().any(|c| c.contains(*at)))
+        .map(|(p, _)| p.clone())
+        .collect();
     let lower = question.to_lowercase();
     // "Since when does she have asthma": the onset, the first record of it.
     if lower.contains("since when") {
@@ -810,13 +1061,28 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         recency,
         surgical,
         phrases,
+        asides,
+        runs,
         written,
     }
 }
 
-/// Capitalized words that start questions and requests: never names.
-const QUESTION_WORDS: &[&str] = &[
+/// The kinds of facts a question may ask for by name alone ("which medications").
+const KIND_TERMS: &[&str] = &[
+    "medication",
+    "condition",
+    "procedure",
+    "allergy",
+    "immunization",
+    "reading",
+    "lab",
+];
+
+/// Words that open the clause that asks ("What …", "List …", "Include …"); never names
+/// ("May" is left out: it is one).
+const ASKING_STARTS: &[&str] = &[
     "what",
+    "whats",
     "which",
     "who",
     "whom",
@@ -825,6 +1091,7 @@ const QUESTION_WORDS: &[&str] = &[
     "where",
     "why",
     "how",
+    "hows",
     "is",
     "are",
     "was",
@@ -847,6 +1114,75 @@ const QUESTION_WORDS: &[&str] = &[
     "give",
     "find",
     "get",
+    "pull",
+    "check",
+    "look",
+    "include",
+    "provide",
+    "describe",
+    "summarize",
+    "summarise",
+    "count",
+    "any",
+    "number",
+    "break",
+    "report",
+    "confirm",
+    "let",
+    "need",
+    "want",
+];
+
+/// The byte ranges of the clauses that do not ask, when another clause does: "Patient is due
+/// for a refill. Which medications …?", "Pharmacy question: which …". A question of one clause,
+/// or of clauses none of which asks, has no context clause.
+fn context_clauses(question: &str) -> Vec<std::ops::Range<usize>> {
+    let mut clauses: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = 0usize;
+    let bytes = question.as_bytes();
+    for (i, c) in question.char_indices() {
+        let ends = matches!(c, '.' | '?' | '!' | ':' | ';')
+            && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace());
+        if ends {
+            clauses.push(start..i + 1);
+            start = i + 1;
+        }
+    }
+    if question[start..].trim().chars().any(char::is_alphanumeric) {
+        clauses.push(start..question.len());
+    }
+    clauses.retain(|r| question[r.clone()].chars().any(char::is_alphanumeric));
+    if clauses.len() < 2 {
+        return Vec::new();
+    }
+    let asks = |r: &std::ops::Range<usize>| {
+        let text = question[r.clone()].trim();
+        let first = crate::text::tokens(text)
+            .into_iter()
+            .next()
+            .map(|t| t.text)
+            .unwrap_or_default();
+        text.ends_with('?') || ASKING_STARTS.contains(&first.as_str())
+    };
+    if !clauses.iter().any(asks) {
+        return Vec::new();
+    }
+    // "She has a history of sinusitis. When was it first diagnosed?": a clause that points
+    // back at another asks about what that one names.
+    let points_back = clauses.iter().filter(|r| asks(r)).any(|r| {
+        crate::text::tokens(&question[r.clone()])
+            .iter()
+            .any(|t| matches!(t.text.as_str(), "it" | "this" | "that"))
+    });
+    if points_back {
+        return Vec::new();
+    }
+    clauses.into_iter().filter(|r| !asks(r)).collect()
+}
+
+/// Capitalized words that are never names, besides [`ASKING_STARTS`] (pronouns, determiners,
+/// statistics, prompt words).
+const QUESTION_WORDS: &[&str] = &[
     "i",
     "we",
     "the",
@@ -857,21 +1193,16 @@ const QUESTION_WORDS: &[&str] = &[
     "at",
     "of",
     "for",
-    "any",
     "all",
     "patient",
     "patients",
     "compare",
-    "summarize",
-    "describe",
     "ignore",
     "repeat",
     "previous",
     "instructions",
     "context",
     "explain",
-    "count",
-    "number",
     "average",
     "mean",
     "median",
@@ -936,6 +1267,21 @@ static AGE_AT_EVENT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
+/// Whether a question asks for the highest or the lowest of a reading ("which patient has the
+/// highest BMI", "the heaviest", "lowest heart rate among my patients").
+pub fn extreme(question: &str) -> Option<super::cohort::Extreme> {
+    let words = crate::text::words(&record_words(question));
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    match (
+        has(&["highest", "maximum", "largest", "biggest", "greatest"]),
+        has(&["lowest", "minimum", "smallest"]),
+    ) {
+        (true, false) => Some(super::cohort::Extreme::Highest),
+        (false, true) => Some(super::cohort::Extreme::Lowest),
+        _ => None,
+    }
+}
+
 /// Whether a question asks how old its patient is.
 pub fn asks_age(question: &str) -> bool {
     HOW_OLD.is_match(question) || (AGE_WORD.is_match(question) && !AGE_AT_EVENT.is_match(question))
@@ -966,7 +1312,10 @@ pub fn condition(question: &str) -> Option<String> {
     let clean = |s: &str| {
         let words: Vec<&str> = s
             .split_whitespace()
-            .filter(|w| !STOPWORDS.contains(&w.to_lowercase().as_str()))
+            .filter(|w| {
+                let w = w.to_lowercase();
+                !STOPWORDS.contains(&w.as_str()) && !REQUEST_WORDS.contains(&w.as_str())
+            })
             .collect();
         (!words.is_empty()).then(|| words.join(" ").to_lowercase())
     };
@@ -1000,6 +1349,133 @@ pub fn condition(question: &str) -> Option<String> {
         })
         .filter(|c| !["all", "the", "my", "our", "these", "those", "which"].contains(&c.as_str()))
 }
+
+/// The condition names the records hold, each as its content terms: "Fracture of ankle" is
+/// {fracture, ankle}, "Cough (finding)" is {cough} (a SNOMED semantic tag in parentheses is not
+/// part of the name).
+#[derive(Clone, Debug, Default)]
+pub struct ConditionNames(Vec<BTreeSet<String>>);
+
+impl ConditionNames {
+    /// From the names as the records write them.
+    pub fn new<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> ConditionNames {
+        let mut terms: Vec<BTreeSet<String>> = names
+            .into_iter()
+            .map(|name| content_terms(&SEMANTIC_TAG.replace_all(name.as_ref(), " ")))
+            .filter(|t| !t.is_empty())
+            .collect();
+        terms.sort();
+        terms.dedup();
+        ConditionNames(terms)
+    }
+
+    /// How well the best name holding every one of `span`'s terms is covered by them (the
+    /// share of its terms they are), or `None` when no name holds them all.
+    fn coverage(&self, span: &[String]) -> Option<f64> {
+        self.0
+            .iter()
+            .filter(|name| span.iter().all(|t| name.contains(t)))
+            .map(|name| span.len() as f64 / name.len() as f64)
+            .max_by(f64::total_cmp)
+    }
+}
+
+/// "(disorder)", "(finding)", "(situation)", "(morphologic abnormality)".
+static SEMANTIC_TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\([a-z ]+\)").expect("valid regex"));
+
+/// A text's canonical words less stopwords, request words and one-letter words.
+fn content_terms(text: &str) -> BTreeSet<String> {
+    crate::text::words(text)
+        .iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()) && !REQUEST_WORDS.contains(&w.as_str()))
+        .map(|w| canonical(w))
+        .filter(|t| t.chars().count() >= 2)
+        .collect()
+}
+
+/// The condition a cohort question is about, matched against the condition names the records
+/// hold, so that any wording finds it ("the total number of patients recorded with
+/// pneumonia", "how large is the cough cohort", "fracture of ankle"): the condition the
+/// question's grammar points at when a name holds it; otherwise the longest run of the
+/// question's words (never a generic or counting word) that is a whole name, or at least half
+/// of one when no other word stands beside it ("body" alone is not "Body mass index 30+ -
+/// obesity", "heart" of "heart rate" is not "Heart failure"). `None` when no name matches: the
+/// caller keeps what the grammar found.
+pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> Option<String> {
+    if let Some(condition) = &analysis.condition {
+        // "been diagnosed with X": the verb is not part of the name.
+        let condition = crate::text::words(condition)
+            .into_iter()
+            .filter(|w| !matches!(w.as_str(), "diagnosed" | "diagnosis" | "diagnoses" | "dx"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let terms: Vec<String> = content_terms(&condition).into_iter().collect();
+        if !terms.is_empty() && names.coverage(&terms).is_some() {
+            return Some(condition);
+        }
+    }
+    let mut best: Option<(usize, f64, Vec<String>)> = None;
+    // Segments: the runs cut at generic and counting words.
+    let segments = analysis.runs.iter().flat_map(|run| {
+        run.split(|t| GENERIC_TERMS.contains(&t.as_str()) || NOT_CONDITION.contains(&t.as_str()))
+    });
+    for segment in segments {
+        for start in 0..segment.len() {
+            for end in start + 1..=segment.len() {
+                let span = &segment[start..end];
+                let Some(coverage) = names.coverage(span) else {
+                    break;
+                };
+                // A whole name, or at least half of one when nothing else stands beside it
+                // ("hypertension" for "Essential hypertension", but not "heart" of "heart
+                // rate" for "Heart failure").
+                let whole_segment = span.len() == segment.len();
+                if coverage < 1.0 && !(whole_segment && coverage >= 0.5) {
+                    continue;
+                }
+                let better = match &best {
+                    None => true,
+                    Some((len, cov, _)) => {
+                        span.len() > *len || (span.len() == *len && coverage > *cov)
+                    }
+                };
+                if better {
+                    best = Some((span.len(), coverage, span.to_vec()));
+                }
+            }
+        }
+    }
+    best.map(|(_, _, span)| analysis.as_written(span.iter()))
+}
+
+/// Words that ask how many or where, never which condition ("how many distinct patients",
+/// "the cohort here", "in the registry").
+const NOT_CONDITION: &[&str] = &[
+    "many",
+    "count",
+    "number",
+    "cohort",
+    "total",
+    "distinct",
+    "unique",
+    "different",
+    "individual",
+    "size",
+    "large",
+    "big",
+    "hospital",
+    "clinic",
+    "database",
+    "registry",
+    "practice",
+    "population",
+    "group",
+    "people",
+    "everyone",
+    "record",
+    "patient",
+];
 
 /// Whether a procedure's name reads as surgery (an excision, a repair, a replacement…), by the
 /// word endings and words surgical procedure names use.
@@ -1082,18 +1558,11 @@ pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> O
         .phrases
         .iter()
         .map(|phrase| {
-            phrase
-                .iter()
-                .filter(|t| is_concept(t) && known.contains(*t))
-                .map(|t| {
-                    analysis
-                        .written
-                        .get(t)
-                        .cloned()
-                        .unwrap_or_else(|| t.clone())
-                })
-                .collect::<Vec<String>>()
-                .join(" ")
+            analysis.as_written(
+                phrase
+                    .iter()
+                    .filter(|t| is_concept(t) && known.contains(*t)),
+            )
         })
         .filter(|p| !p.is_empty())
         .collect();
@@ -1362,6 +1831,148 @@ mod tests {
             Some("hypertension")
         );
         assert_eq!(condition("What was Ruben's weight?"), None);
+    }
+
+    fn store_conditions() -> ConditionNames {
+        ConditionNames::new([
+            "Hypertension",
+            "Heart failure (disorder)",
+            "Sinusitis (disorder)",
+            "Chronic sinusitis (disorder)",
+            "Whiplash injury to neck",
+            "Fracture of ankle",
+            "Cough (finding)",
+            "Body mass index 30+ - obesity (finding)",
+            "Streptococcal sore throat (disorder)",
+            "Diabetes",
+        ])
+    }
+
+    fn cohort_condition(question: &str) -> Option<String> {
+        let mut analysis = analyze(question, &BTreeSet::new());
+        // Every word known: what the records hold is the condition names' business here.
+        let known: BTreeSet<String> = analysis.terms.iter().cloned().collect();
+        analysis.keep_known(&known);
+        named_condition(&analysis, &store_conditions())
+    }
+
+    #[test]
+    fn a_cohort_condition_is_found_in_any_wording() {
+        for (question, expected) in [
+            (
+                "In our records, how many distinct patients have hypertension?",
+                "hypertension",
+            ),
+            (
+                "how many of our patients have been diagnosed with whiplash injury to neck",
+                "whiplash injury neck",
+            ),
+            (
+                "Give me the total number of patients recorded with pneumonia.",
+                "",
+            ),
+            (
+                "Give me the total number of patients recorded with cough.",
+                "cough",
+            ),
+            (
+                "How large is the sinusitis cohort here, in number of patients?",
+                "sinusitis",
+            ),
+            (
+                "How large is the whiplash injury to neck cohort here, in number of patients?",
+                "whiplash injury neck",
+            ),
+            (
+                "hypertension: medications prescribed for it and patient count per medication?",
+                "hypertension",
+            ),
+            (
+                "For the audit: count of patients diagnosed with fracture of ankle",
+                "fracture ankle",
+            ),
+            (
+                "What meds do our streptococcal sore throat patients receive for it? Include how \
+                 many patients per med.",
+                "streptococcal sore throat",
+            ),
+            // A word a name merely holds is not the condition ("body" of a BMI finding,
+            // "heart" of "Heart failure").
+            ("How many patients had their body weight taken?", ""),
+            ("Which patient has the lowest heart rate?", ""),
+        ] {
+            let found = cohort_condition(question).unwrap_or_default();
+            let found_terms: BTreeSet<String> = content_terms(&found);
+            assert_eq!(found_terms, content_terms(expected), "{question} → {found}");
+        }
+    }
+
+    #[test]
+    fn context_around_the_question_is_not_what_it_asks() {
+        let known: BTreeSet<String> = ["medication", "due", "weight", "body", "food"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for question in [
+            "Pharmacy question: which medications were ordered for ruben in August 2009?",
+            "Patient is due for a refill. Which medications were prescribed to ruben in August 2009?",
+            "Were any medications prescribed for ruben in August 2016? Which ones?",
+            "Did ruben have any procedures on September 15th, 2016? If so, which ones?",
+        ] {
+            let mut analysis = analyze(question, &names(&["ruben"]));
+            analysis.keep_known(&known);
+            assert!(
+                analysis.phrases.iter().flatten().all(|t| !is_concept(t)),
+                "{question}: {:?}",
+                analysis.phrases
+            );
+        }
+        // A context sentence that holds the concept, before a clause that names none.
+        let mut analysis = analyze(
+            "Ruben had his body weight taken in early 2017. What was the value?",
+            &names(&["ruben"]),
+        );
+        analysis.keep_known(&known);
+        assert!(analysis
+            .phrases
+            .iter()
+            .any(|p| p.contains(&"weight".to_string())));
+        // A clause that points back at the context asks about what it names.
+        let mut analysis = analyze(
+            "Ruben has a history of asthma. When was it first diagnosed?",
+            &names(&["ruben"]),
+        );
+        analysis.keep_known(&["asthma".to_string()].into_iter().collect());
+        assert!(analysis
+            .phrases
+            .iter()
+            .any(|p| p.contains(&"asthma".to_string())));
+        // Fillers around the time and the kind.
+        let analysis = analyze(
+            "What was done procedure-wise for ruben back in late 2020?",
+            &names(&["ruben"]),
+        );
+        assert!(analysis.terms.contains(&"procedure".to_string()));
+        assert!(
+            !analysis.terms.iter().any(|t| t == "back" || t == "wise"),
+            "{:?}",
+            analysis.terms
+        );
+        // One clause: nothing is context, and a word the records never use still blocks.
+        let mut analysis = analyze("What is ruben's favourite food?", &names(&["ruben"]));
+        assert!(analysis.asides.is_empty());
+        analysis.keep_known(&known);
+        assert!(analysis.phrases.iter().flatten().any(|t| t == "favourite"));
+        // Request words are never names.
+        let analysis = analyze(
+            "Break down the medications. Include counts.",
+            &BTreeSet::new(),
+        );
+        assert!(
+            analysis.capitalized.is_empty(),
+            "{:?}",
+            analysis.capitalized
+        );
     }
 
     #[test]

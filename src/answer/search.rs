@@ -194,6 +194,17 @@ pub async fn known_words(pool: &PgPool, words: &[String]) -> Result<BTreeSet<Str
     Ok(rows.into_iter().collect())
 }
 
+/// The condition names the store holds (the subject of every condition fact), for reading
+/// which condition a cohort question names. Never shown to a requester.
+pub async fn condition_names(pool: &PgPool) -> Result<Vec<String>, StoreError> {
+    Ok(sqlx::query_scalar(
+        "SELECT DISTINCT split_part(substr(sentences, length('Condition is ') + 1), '. ', 1)
+         FROM facts WHERE resource_type = 'Condition' AND sentences LIKE 'Condition is %'",
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Patients in scope with a condition whose text matches `phrase` (full text, English stemming).
 pub async fn condition_patients(
     pool: &PgPool,

@@ -505,8 +505,8 @@ fn spoken_name(
 /// Paraphrase templates per kind of question (`{patient}`, `{reading}`, `{unit}`, `{day}`,
 /// `{period}`, `{month}`, `{condition}` placeholders), written apart from the code that answers
 /// them: `eval/answer-paraphrases.json` (dev), `-heldout.json` and `-blind.json` (each written
-/// after the previous set's first run had been used to fix the answer path) and `-unseen.json`
-/// (no change tuned to it yet: the estimate for wordings the code has not seen).
+/// after the previous set's first run had been used to fix the answer path), `-unseen.json`
+/// and `-fresh.json` (each the estimate for unseen wordings at its first run only).
 pub type Paraphrases = BTreeMap<String, Vec<String>>;
 
 /// Reads a paraphrase file.

@@ -147,8 +147,27 @@ pub enum EvalCommand {
         name: String,
         /// Templates of the paraphrased set (written apart from the answering code; the
         /// default is the newest file, whose first run no change has been tuned to).
-        #[arg(long, default_value = "eval/answer-paraphrases-unseen.json")]
+        #[arg(long, default_value = "eval/answer-paraphrases-fresh.json")]
         paraphrases: PathBuf,
+    },
+    /// Answers one question in this process, without Kafka, and prints the answer with what
+    /// the Search and Synthesis agents saw (a dry run for checking a wording or a role's
+    /// rules against a store; the answer topic is not written).
+    Ask {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// The requester's role.
+        #[arg(long, default_value = "clinician")]
+        role: String,
+        /// The patient ids a care-team requester may see (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        patients: Option<Vec<String>>,
+        /// Answering mode (`synthetic`, `incremental` or `dp`).
+        #[arg(long, default_value = "synthetic")]
+        mode: String,
+        /// The question.
+        question: String,
     },
     /// BLEU, ROUGE and SemScore of synthetic against original components (Tables 4.3, 4.4).
     Utility {
@@ -442,6 +461,36 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             write(&setup.results_dir, "privacy", &json, &markdown)?;
             println!("{markdown}");
         }
+        EvalCommand::Ask {
+            setup,
+            role,
+            patients,
+            mode,
+            question,
+        } => {
+            let mode = parse_mode(&mode)?;
+            let (_, _, engine) = open_engine(&setup).await?;
+            let query = crate::answer::contract::Query {
+                query_id: format!("eval-ask-{}", chrono::Utc::now().timestamp_micros()),
+                requester: crate::answer::contract::Requester {
+                    id: "eval-ask".into(),
+                    role,
+                    patients,
+                },
+                question,
+                options: crate::answer::contract::QueryOptions {
+                    mode,
+                    ..Default::default()
+                },
+            };
+            let (sealed, trace) = engine.answer_traced(&query).await?;
+            let (answer, _) = sealed.into_parts();
+            println!("status: {}", answer.status.as_str());
+            println!("answer: {}", answer.answer);
+            println!("synthetic query: {}", answer.synthetic_query);
+            println!("documents retrieved: {}", trace.retrieved.len());
+            println!("synthetic document: {}", trace.synthetic_document);
+        }
         EvalCommand::Answers {
             setup,
             source,
@@ -453,9 +502,7 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             name,
             paraphrases,
         } => {
-            let mode: crate::answer::contract::Mode =
-                serde_json::from_value(serde_json::Value::String(mode.clone()))
-                    .map_err(|e| anyhow::anyhow!("--mode {mode}: {e}"))?;
+            let mode = parse_mode(&mode)?;
             let (_, opened, engine) = open_engine(&setup).await?;
             let patients = super::answers::read_archive(&source)?;
             let today = chrono::Utc::now().date_naive();
@@ -539,6 +586,12 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
 }
 
 /// The backend, the store and an answer engine without rate limits.
+/// An answering mode as the command line writes it.
+fn parse_mode(mode: &str) -> anyhow::Result<crate::answer::contract::Mode> {
+    serde_json::from_value(serde_json::Value::String(mode.to_string()))
+        .map_err(|e| anyhow::anyhow!("--mode {mode}: {e}"))
+}
+
 async fn open_engine(
     setup: &EvalSetup,
 ) -> anyhow::Result<(crate::llm::Backend, Opened, AnswerEngine)> {
