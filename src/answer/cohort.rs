@@ -318,7 +318,7 @@ pub fn extreme_reading(
     facts: &[(i64, Option<NaiveDate>, String)],
     analysis: &QuestionAnalysis,
     extreme: Extreme,
-) -> Option<String> {
+) -> Option<(String, i64)> {
     let latest = latest_readings(facts, analysis);
     let (code, patients) = latest.into_iter().max_by_key(|(code, p)| {
         (
@@ -336,14 +336,15 @@ pub fn extreme_reading(
         .into_iter()
         .filter(|(t, _)| t.matches("{}").count() == 1)
         .max_by_key(|(t, n)| (*n, std::cmp::Reverse(*t)))?;
-    let same: Vec<&(Option<NaiveDate>, Reading)> = patients
-        .values()
-        .filter(|(_, r)| r.template == template)
+    let same: Vec<(&i64, &(Option<NaiveDate>, Reading))> = patients
+        .iter()
+        .filter(|(_, (_, r))| r.template == template)
         .collect();
-    let pick = |a: &&&(Option<NaiveDate>, Reading), b: &&&(Option<NaiveDate>, Reading)| {
-        a.1.values[0].total_cmp(&b.1.values[0])
+    let pick = |a: &&(&i64, &(Option<NaiveDate>, Reading)),
+                b: &&(&i64, &(Option<NaiveDate>, Reading))| {
+        a.1 .1.values[0].total_cmp(&b.1 .1.values[0])
     };
-    let chosen = match extreme {
+    let (patient, chosen) = match extreme {
         Extreme::Highest => same.iter().max_by(pick),
         Extreme::Lowest => same.iter().min_by(pick),
     }?;
@@ -360,7 +361,7 @@ pub fn extreme_reading(
         .0
         .map(|d| format!(" ({})", crate::text::dates::month_year(d)))
         .unwrap_or_default();
-    Some(format!(
+    let line = format!(
         "Of the {} patient{} with a recorded {code}, the {} latest value is {value}{when}.",
         same.len(),
         if same.len() == 1 { "" } else { "s" },
@@ -368,7 +369,8 @@ pub fn extreme_reading(
             Extreme::Highest => "highest",
             Extreme::Lowest => "lowest",
         }
-    ))
+    );
+    Some((line, **patient))
 }
 
 /// Whether a fact names `condition` among its reasons ("… Reason is Acute bronchitis
@@ -741,13 +743,25 @@ mod tests {
         let ask = |q: &str| crate::answer::question::analyze(q, &Default::default());
         assert_eq!(
             extreme_reading(&facts, &ask("Who is the heaviest patient?"), Extreme::Highest)
+                .map(|(line, _)| line)
                 .as_deref(),
             Some("Of the 3 patients with a recorded Body Weight, the highest latest value is 95 kg (March 2015).")
         );
         assert_eq!(
             extreme_reading(&facts, &ask("Which patient has the lowest weight?"), Extreme::Lowest)
+                .map(|(line, _)| line)
                 .as_deref(),
             Some("Of the 3 patients with a recorded Body Weight, the lowest latest value is 60 kg (February 2015).")
+        );
+        // The audit learns whose value it was.
+        assert_eq!(
+            extreme_reading(
+                &facts,
+                &ask("Who is the heaviest patient?"),
+                Extreme::Highest
+            )
+            .map(|(_, patient)| patient),
+            Some(1)
         );
         assert_eq!(
             extreme_reading(

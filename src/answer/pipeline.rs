@@ -503,20 +503,20 @@ pub async fn cohort_condition(
         vocabulary.extend(crate::text::words(condition));
     }
     let known = search::known_words(pool, &vocabulary).await?;
-    let names = ConditionNames::new(search::condition_names(pool).await?);
-    let analysis = read_cohort(analysis, &known, &names);
+    // DP answers: the cohort follows the question's grammar alone (see `cohort_analysis`).
+    let analysis = read_cohort(analysis, &known, None);
     Ok(cohort_subject(&analysis, &known).0)
 }
 
 /// A cohort question as the cohort path reads it: the context words the records never use
-/// dropped, and its condition matched against the condition names the store holds.
+/// dropped, and its condition matched against `names` when given.
 fn read_cohort(
     mut analysis: QuestionAnalysis,
     known: &BTreeSet<String>,
-    names: &ConditionNames,
+    names: Option<&ConditionNames>,
 ) -> QuestionAnalysis {
     analysis.keep_known(known);
-    if let Some(condition) = named_condition(&analysis, names) {
+    if let Some(condition) = names.and_then(|names| named_condition(&analysis, names)) {
         analysis.condition = Some(condition);
     }
     analysis
@@ -690,7 +690,7 @@ pub struct AnswerEngine {
     budget: Budget,
     /// The condition names the store holds, read at most once a minute (a cohort question's
     /// condition is matched against them).
-    condition_names: tokio::sync::Mutex<Option<(Instant, Arc<ConditionNames>)>>,
+    condition_names: tokio::sync::Mutex<Option<(Instant, usize, Arc<ConditionNames>)>>,
 }
 
 /// How long the condition names read from the store are used before they are read again.
@@ -877,9 +877,9 @@ impl AnswerEngine {
                     draft.settle(policy::COHORT_INDIVIDUAL);
                     return Ok(());
                 }
-                let first = self.cohort_analysis(first, &known).await?;
                 let dp = query.options.mode == Mode::Dp
                     || self.config.dp.dp_roles.contains(&query.requester.role);
+                let first = self.cohort_analysis(first, &known, &scope, dp).await?;
                 let result = if dp {
                     self.dp_cohort(query, &scope, &first, &known, draft).await
                 } else {
@@ -917,32 +917,52 @@ impl AnswerEngine {
         }
     }
 
-    /// The condition names of the store, read again when older than [`CONDITION_NAMES_TTL`].
-    async fn condition_names(&self) -> Result<Arc<ConditionNames>, AnswerError> {
+    /// The condition names the patients of `scope` hold, a run of words read as one only when
+    /// at least `min_patients` of them hold it: never a rarer condition, nor one outside the
+    /// scope, so that which condition a question is read as tells nothing a count would not. The whole store's are cached for
+    /// [`CONDITION_NAMES_TTL`]; a list of patients' are read each time.
+    async fn condition_names(
+        &self,
+        scope: &Scope,
+        min_patients: usize,
+    ) -> Result<Arc<ConditionNames>, AnswerError> {
+        let read = || async {
+            Ok::<_, AnswerError>(Arc::new(ConditionNames::new(
+                search::condition_names(self.store.pool(), scope).await?,
+                min_patients,
+            )))
+        };
+        if !matches!(scope, Scope::All) {
+            return read().await;
+        }
         let mut cached = self.condition_names.lock().await;
-        if let Some((read, names)) = cached.as_ref() {
-            if read.elapsed() < CONDITION_NAMES_TTL {
+        if let Some((at, min, names)) = cached.as_ref() {
+            if *min == min_patients && at.elapsed() < CONDITION_NAMES_TTL {
                 return Ok(names.clone());
             }
         }
-        let names = Arc::new(ConditionNames::new(
-            search::condition_names(self.store.pool()).await?,
-        ));
-        *cached = Some((Instant::now(), names.clone()));
+        let names = read().await?;
+        *cached = Some((Instant::now(), min_patients, names.clone()));
         Ok(names)
     }
 
-    /// [`read_cohort`] with the store's condition names.
+    /// [`read_cohort`] with the condition names at least k patients of the scope hold. A DP
+    /// answer keeps to the question's grammar: which cohort it counts must not hang on an
+    /// un-noised count of the store.
     async fn cohort_analysis(
         &self,
         analysis: QuestionAnalysis,
         known: &BTreeSet<String>,
+        scope: &Scope,
+        dp: bool,
     ) -> Result<QuestionAnalysis, AnswerError> {
-        Ok(read_cohort(
-            analysis,
-            known,
-            &*self.condition_names().await?,
-        ))
+        if dp {
+            return Ok(read_cohort(analysis, known, None));
+        }
+        let names = self
+            .condition_names(scope, self.config.cohort_min_patients.max(1))
+            .await?;
+        Ok(read_cohort(analysis, known, Some(&names)))
     }
 
     /// A cohort role's question: aggregates over at least k patients, never an individual.
@@ -1248,8 +1268,10 @@ impl AnswerEngine {
         }
         if resolution.patients.is_empty() {
             if let Some(extreme) = super::question::extreme(&query.question) {
-                draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
-                return self.extreme(query, scope, known, extreme, draft).await;
+                if self.extreme(query, scope, known, extreme, draft).await? {
+                    draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                    return Ok(());
+                }
             }
         }
         let k = query
@@ -1325,12 +1347,11 @@ impl AnswerEngine {
         Ok(())
     }
 
-    /// "How old is …": the ten-year age band (90 and over as one), from the vault's birth date
-    /// and, for a patient who died, the day of death the record gives. The birth date itself
-    /// never leaves; a band is what HIPAA's Safe Harbor lets an age be.
     /// "Which of my patients has the highest BMI?": the highest (lowest) of each patient's
     /// latest reading over the patients the requester may see (those with the question's
-    /// condition, when it names one). Which patient it is is never said.
+    /// condition, when it names one). Which patient it is is never said (the audit records
+    /// it). `false`, with nothing settled, when no reading answers: the question then takes
+    /// the ordinary path ("the highest dose of lisinopril").
     async fn extreme(
         &self,
         query: &Query,
@@ -1338,7 +1359,7 @@ impl AnswerEngine {
         known: &BTreeSet<String>,
         extreme: super::cohort::Extreme,
         draft: &mut Draft,
-    ) -> Result<(), AnswerError> {
+    ) -> Result<bool, AnswerError> {
         let mut analysis = analyze(&query.question, &BTreeSet::new());
         // "Which patient has the highest BMI": what follows "has" is the reading, not a
         // condition.
@@ -1349,24 +1370,29 @@ impl AnswerEngine {
         {
             analysis.condition = None;
         }
-        let analysis = read_cohort(analysis, known, &*self.condition_names().await?);
+        // The care team's own patients' condition names, any one of them.
+        let names = self.condition_names(scope, 1).await?;
+        let analysis = read_cohort(analysis, known, Some(&names));
         let pool = self.store.pool();
         let (condition, synthetic) = cohort_subject(&analysis, known);
         let patients = super::cohort::cohort(pool, scope, condition.as_deref()).await?;
         let facts = super::cohort::facts_of(pool, &patients, "Observation").await?;
-        let Some(line) = super::cohort::extreme_reading(&facts, &analysis, extreme) else {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-            draft.synthetic_query = synthetic;
-            return Ok(());
+        let Some((line, patient)) = super::cohort::extreme_reading(&facts, &analysis, extreme)
+        else {
+            return Ok(false);
         };
+        draft.patients.insert(patient);
         let template = format!(
             "{line} Answers never say which patient a value is; ask about a patient by name \
              for their record."
         );
-        self.answer_line(line, synthetic, template, draft).await
+        self.answer_line(line, synthetic, template, draft).await?;
+        Ok(true)
     }
 
+    /// "How old is …": the ten-year age band (90 and over as one), from the vault's birth date
+    /// and, for a patient who died, the day of death the record gives. The birth date itself
+    /// never leaves; a band is what HIPAA's Safe Harbor lets an age be.
     async fn age(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
         let pool = self.store.pool();
         let birth: Option<String> = sqlx::query_scalar(

@@ -260,8 +260,8 @@ pub(crate) const STOPWORDS: &[&str] = &[
 /// Words of the requests and the context clinicians and researchers type around a question
 /// ("Pharmacy question:", "For the audit:", "Reviewing the chart before rounds.", "Include how
 /// many per med", "If so, which ones?"): never names, never what is asked about. Words that are
-/// given names as well ("Mark", "Bill", "Will", "Grant", "Chase") are left out on purpose: they
-/// stay name candidates.
+/// names as well ("Mark", "Bill", "Will", "Grant", "Chase", "Quick", "Still", "Rank", "Im",
+/// "Go", "Ask", "Tally", "Nurse", "Billing") are left out on purpose: they stay name candidates.
 const REQUEST_WORDS: &[&str] = &[
     // Follow-ups and fillers.
     "one",
@@ -273,13 +273,11 @@ const REQUEST_WORDS: &[&str] = &[
     "pls",
     "plz",
     "kindly",
-    "quick",
     "quickly",
     "briefly",
     "either",
     "whether",
     "yet",
-    "still",
     "already",
     "exactly",
     "roughly",
@@ -297,7 +295,6 @@ const REQUEST_WORDS: &[&str] = &[
     "queries",
     "request",
     "requests",
-    "ask",
     "asking",
     "fyi",
     "reminder",
@@ -312,12 +309,10 @@ const REQUEST_WORDS: &[&str] = &[
     "pharmacy",
     "pharmacist",
     "nursing",
-    "nurse",
     "research",
     "researcher",
     "audit",
     "auditing",
-    "billing",
     "coding",
     "quality",
     "study",
@@ -356,11 +351,9 @@ const REQUEST_WORDS: &[&str] = &[
     "working",
     "doing",
     "i'm",
-    "im",
     "we're",
     "let",
     "lets",
-    "go",
     "going",
     "look",
     "looked",
@@ -381,8 +374,6 @@ const REQUEST_WORDS: &[&str] = &[
     "identify",
     "determine",
     "quantify",
-    "tally",
-    "rank",
     "sort",
     "summarise",
     "outline",
@@ -652,10 +643,10 @@ pub struct QuestionAnalysis {
     /// qualifies a concept the records hold must be held too, or the answer is not found
     /// (hemoglobin is not HbA1c).
     pub phrases: Vec<Vec<String>>,
-    /// The phrases (also in `phrases`) of clauses around the one that asks: a role prefix
+    /// The indices in `phrases` of the phrases of clauses around the one that asks: a role prefix
     /// ("Pharmacy question:"), a context sentence ("Patient is due for a refill."). Dropped by
     /// [`QuestionAnalysis::keep_known`] unless they name a concept the records hold.
-    pub asides: Vec<Vec<String>>,
+    pub asides: Vec<usize>,
     /// The content words between punctuation marks, stopwords skipped, context clauses
     /// included ("whiplash injury to neck" is one run): where a condition's name is looked for.
     pub runs: Vec<Vec<String>>,
@@ -687,19 +678,21 @@ impl QuestionAnalysis {
         let asking_names_subject = self
             .phrases
             .iter()
-            .filter(|p| !asides.contains(p))
-            .flatten()
+            .enumerate()
+            .filter(|(i, _)| !asides.contains(i))
+            .flat_map(|(_, p)| p)
             .any(|t| is_concept(t) || KIND_TERMS.contains(&t.as_str()));
+        let mut index = 0usize;
         self.phrases.retain(|phrase| {
-            let aside = asides.contains(phrase)
+            let aside = asides.contains(&index)
                 && (asking_names_subject
                     || !phrase.iter().any(|t| is_concept(t) && known.contains(t)));
+            index += 1;
             if aside {
                 dropped.extend(phrase.iter().cloned());
             }
             !aside
         });
-        self.asides = asides;
         for phrase in &mut self.phrases {
             // A word the records never use before the concept qualifies it ("favourite
             // food" is not a food allergy) and stays; one after it ("weight charted") goes.
@@ -953,7 +946,10 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             continue;
         }
         // A unit may be a name too ("Per", "Min"): it stays a name candidate, never a term.
-        if name_words.contains(word) && !run.is_empty() {
+        // "asthma and diabetes" are two conditions, not one name.
+        if (name_words.contains(word) || matches!(word, "and" | "or" | "nor" | "not" | "but"))
+            && !run.is_empty()
+        {
             runs.push(std::mem::take(&mut run));
         }
         if name_words.contains(word) || stop || !has_letter || UNIT_WORDS.contains(&word) {
@@ -1008,11 +1004,11 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         runs.push(run);
     }
     let context = context_clauses(&question);
-    let asides: Vec<Vec<String>> = phrases
+    let asides: Vec<usize> = phrase_starts
         .iter()
-        .zip(&phrase_starts)
+        .enumerate()
         .filter(|(_, at)| context.iter().any(|c| c.contains(*at)))
-        .map(|(p, _)| p.clone())
+        .map(|(i, _)| i)
         .collect();
     let lower = question.to_lowercase();
     // "Since when does she have asthma": the onset, the first record of it.
@@ -1354,28 +1350,51 @@ pub fn condition(question: &str) -> Option<String> {
 /// {fracture, ankle}, "Cough (finding)" is {cough} (a SNOMED semantic tag in parentheses is not
 /// part of the name).
 #[derive(Clone, Debug, Default)]
-pub struct ConditionNames(Vec<BTreeSet<String>>);
+pub struct ConditionNames {
+    /// Each name's terms and the patients who hold it.
+    names: Vec<(BTreeSet<String>, BTreeSet<i64>)>,
+    /// Fewest patients a run of words must be held by to be read as a condition.
+    min_patients: usize,
+}
 
 impl ConditionNames {
-    /// From the names as the records write them.
-    pub fn new<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> ConditionNames {
-        let mut terms: Vec<BTreeSet<String>> = names
-            .into_iter()
-            .map(|name| content_terms(&SEMANTIC_TAG.replace_all(name.as_ref(), " ")))
-            .filter(|t| !t.is_empty())
-            .collect();
-        terms.sort();
-        terms.dedup();
-        ConditionNames(terms)
+    /// From the names as the records write them, each with the patients who hold it; a run of
+    /// the question's words is read as a condition only when at least `min_patients` patients
+    /// hold a name it matches (so that how a question is read never tells whether a rarer
+    /// condition is on record).
+    pub fn new<S: AsRef<str>>(
+        names: impl IntoIterator<Item = (S, Vec<i64>)>,
+        min_patients: usize,
+    ) -> ConditionNames {
+        let mut by_terms: BTreeMap<BTreeSet<String>, BTreeSet<i64>> = BTreeMap::new();
+        for (name, patients) in names {
+            let terms = content_terms(&SEMANTIC_TAG.replace_all(name.as_ref(), " "));
+            if !terms.is_empty() {
+                by_terms.entry(terms).or_default().extend(patients);
+            }
+        }
+        ConditionNames {
+            names: by_terms.into_iter().collect(),
+            min_patients,
+        }
     }
 
     /// How well the best name holding every one of `span`'s terms is covered by them (the
-    /// share of its terms they are), or `None` when no name holds them all.
+    /// share of its terms they are), or `None` when no name holds them all or fewer than
+    /// `min_patients` patients hold those names.
     fn coverage(&self, span: &[String]) -> Option<f64> {
-        self.0
+        let holding: Vec<&(BTreeSet<String>, BTreeSet<i64>)> = self
+            .names
             .iter()
-            .filter(|name| span.iter().all(|t| name.contains(t)))
-            .map(|name| span.len() as f64 / name.len() as f64)
+            .filter(|(name, _)| span.iter().all(|t| name.contains(t)))
+            .collect();
+        let patients: BTreeSet<i64> = holding.iter().flat_map(|(_, p)| p).copied().collect();
+        if holding.is_empty() || patients.len() < self.min_patients {
+            return None;
+        }
+        holding
+            .iter()
+            .map(|(name, _)| span.len() as f64 / name.len() as f64)
             .max_by(f64::total_cmp)
     }
 }
@@ -1403,6 +1422,8 @@ fn content_terms(text: &str) -> BTreeSet<String> {
 /// obesity", "heart" of "heart rate" is not "Heart failure"). `None` when no name matches: the
 /// caller keeps what the grammar found.
 pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> Option<String> {
+    // What the grammar found when no name holds it all ("asthma and diabetes").
+    let mut grammar: Vec<String> = Vec::new();
     if let Some(condition) = &analysis.condition {
         // "been diagnosed with X": the verb is not part of the name.
         let condition = crate::text::words(condition)
@@ -1410,10 +1431,34 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
             .filter(|w| !matches!(w.as_str(), "diagnosed" | "diagnosis" | "diagnoses" | "dx"))
             .collect::<Vec<_>>()
             .join(" ");
-        let terms: Vec<String> = content_terms(&condition).into_iter().collect();
+        let terms: Vec<String> = content_terms(&condition)
+            .into_iter()
+            .filter(|t| {
+                !GENERIC_TERMS.contains(&t.as_str()) && !NOT_CONDITION.contains(&t.as_str())
+            })
+            .collect();
         if !terms.is_empty() && names.coverage(&terms).is_some() {
-            return Some(condition);
+            // Its words that name it ("hypertension, with patient counts" is hypertension;
+            // "disease" of "chronic kidney disease" stays).
+            let naming: BTreeSet<String> = content_terms(&condition)
+                .into_iter()
+                .filter(|t| {
+                    !NOT_CONDITION.contains(&t.as_str())
+                        && (t == "condition" || !GENERIC_TERMS.contains(&t.as_str()))
+                })
+                .collect();
+            let named: Vec<String> = crate::text::words(&condition)
+                .into_iter()
+                .filter(|w| {
+                    // A number stays ("stage 1" is not "stage 2").
+                    let held = content_terms(w);
+                    w.chars().all(|c| c.is_ascii_digit())
+                        || !held.is_empty() && held.iter().all(|t| naming.contains(t))
+                })
+                .collect();
+            return Some(named.join(" "));
         }
+        grammar = terms;
     }
     let mut best: Option<(usize, f64, Vec<String>)> = None;
     // Segments: the runs cut at generic and counting words.
@@ -1432,6 +1477,11 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
                 // rate" for "Heart failure").
                 let whole_segment = span.len() == segment.len();
                 if coverage < 1.0 && !(whole_segment && coverage >= 0.5) {
+                    continue;
+                }
+                // Part of a condition the grammar found and no name holds ("asthma" of
+                // "asthma and diabetes") is not that condition.
+                if span.iter().all(|t| grammar.contains(t)) {
                     continue;
                 }
                 let better = match &best {
@@ -1834,18 +1884,41 @@ mod tests {
     }
 
     fn store_conditions() -> ConditionNames {
-        ConditionNames::new([
-            "Hypertension",
-            "Heart failure (disorder)",
-            "Sinusitis (disorder)",
-            "Chronic sinusitis (disorder)",
-            "Whiplash injury to neck",
-            "Fracture of ankle",
-            "Cough (finding)",
-            "Body mass index 30+ - obesity (finding)",
-            "Streptococcal sore throat (disorder)",
-            "Diabetes",
-        ])
+        ConditionNames::new(
+            [
+                "Asthma",
+                "Chronic kidney disease stage 1 (disorder)",
+                "Hypertension",
+                "Heart failure (disorder)",
+                "Sinusitis (disorder)",
+                "Chronic sinusitis (disorder)",
+                "Whiplash injury to neck",
+                "Fracture of ankle",
+                "Cough (finding)",
+                "Body mass index 30+ - obesity (finding)",
+                "Streptococcal sore throat (disorder)",
+                "Diabetes",
+            ]
+            .into_iter()
+            .map(|name| (name, vec![1, 2])),
+            1,
+        )
+    }
+
+    #[test]
+    fn a_rare_condition_is_not_read_as_one() {
+        let names = ConditionNames::new(
+            [("Fracture of ankle", vec![7]), ("Cough", vec![1, 2, 3])],
+            2,
+        );
+        let mut analysis = analyze(
+            "Give me the total number of patients recorded with fracture of ankle.",
+            &BTreeSet::new(),
+        );
+        analysis.keep_known(&BTreeSet::new());
+        assert_eq!(named_condition(&analysis, &names), None);
+        let analysis = analyze("How large is the cough cohort?", &BTreeSet::new());
+        assert_eq!(named_condition(&analysis, &names).as_deref(), Some("cough"));
     }
 
     fn cohort_condition(question: &str) -> Option<String> {
@@ -1896,6 +1969,21 @@ mod tests {
                  many patients per med.",
                 "streptococcal sore throat",
             ),
+            (
+                "how many of our patients have been diagnosed with chronic kidney disease stage 1",
+                "chronic kidney disease stage 1",
+            ),
+            (
+                "How many patients received each medication prescribed for diabetes, and what \
+                 were those medications?",
+                "diabetes",
+            ),
+            (
+                "Hypertension: which medications are given for hypertension, with patient counts?",
+                "hypertension",
+            ),
+            // Two conditions are not one of them.
+            ("How many patients have asthma and diabetes?", ""),
             // A word a name merely holds is not the condition ("body" of a BMI finding,
             // "heart" of "Heart failure").
             ("How many patients had their body weight taken?", ""),

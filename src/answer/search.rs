@@ -194,13 +194,21 @@ pub async fn known_words(pool: &PgPool, words: &[String]) -> Result<BTreeSet<Str
     Ok(rows.into_iter().collect())
 }
 
-/// The condition names the store holds (the subject of every condition fact), for reading
-/// which condition a cohort question names. Never shown to a requester.
-pub async fn condition_names(pool: &PgPool) -> Result<Vec<String>, StoreError> {
-    Ok(sqlx::query_scalar(
-        "SELECT DISTINCT split_part(substr(sentences, length('Condition is ') + 1), '. ', 1)
-         FROM facts WHERE resource_type = 'Condition' AND sentences LIKE 'Condition is %'",
+/// The condition names (the subject of condition facts) the patients of `scope` hold, each with
+/// those patients, for reading which condition a question names. Never shown to a requester.
+pub async fn condition_names(
+    pool: &PgPool,
+    scope: &Scope,
+) -> Result<Vec<(String, Vec<i64>)>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT split_part(substr(sentences, length('Condition is ') + 1), '. ', 1) AS name,
+                array_agg(DISTINCT patient_key)
+         FROM facts
+         WHERE resource_type = 'Condition' AND sentences LIKE 'Condition is %'
+           AND ($1::bigint[] IS NULL OR patient_key = ANY($1))
+         GROUP BY name",
     )
+    .bind(scope.keys())
     .fetch_all(pool)
     .await?)
 }

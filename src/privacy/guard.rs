@@ -368,9 +368,12 @@ impl VaultIndex for PgVault {
 }
 
 /// An FDA application number (NDA, ANDA, BLA and six digits), as RxNorm writes it in a branded
-/// drug's name.
-static DRUG_APPLICATION: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(NDA|ANDA|BLA)(\d{6})\b").expect("valid regex"));
+/// drug's name: only right before a dose with its unit ("NDA020800 0.3 ML"), so that nothing
+/// else shaped like one is let through.
+static DRUG_APPLICATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(NDA|ANDA|BLA)(\d{6})(\s\d+(?:\.\d+)?\s?(?:ML|MG|MCG|UNT|HR|MEQ|ACTUAT)\b)")
+        .expect("valid regex")
+});
 
 /// Generic PII patterns, independent of the vault.
 static PII_PATTERNS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
@@ -412,7 +415,7 @@ pub fn pii_findings(text: &str) -> Vec<Finding> {
     // product, not a person: masked (same length, so offsets hold) before the identifier and
     // digit-run patterns run. The vault check still sees it.
     let view = DRUG_APPLICATION.replace_all(&view, |c: &regex::Captures| {
-        format!("{}{}", &c[1], "x".repeat(c[2].len()))
+        format!("{}{}{}", &c[1], "x".repeat(c[2].len()), &c[3])
     });
     let text = view.as_ref();
     let mut found = Vec::new();
@@ -759,6 +762,8 @@ mod tests {
             // The application-number exemption is for that shape alone.
             "MRN NDA1234567",
             "NDA020800 617-555-0199",
+            "NDA123456 7890",
+            "ref BLA123456-01",
         ] {
             let scanner = futures::executor::block_on(guard.scanner(&[leak])).unwrap();
             let (out, findings) = scanner.redact(leak);
