@@ -48,7 +48,7 @@ fi
 "$bin" eval retrieval --questions "$results/questions.json"
 "$bin" eval utility --questions "$results/questions.json"
 
-# The headline run uses the newest template file (eval/answer-paraphrases-unseen.json, the
+# The headline run uses the newest template file (eval/answer-paraphrases-fresh.json, the
 # default); the older files, whose first runs informed changes, are re-run as regressions.
 args=(eval answers --source "$source_path")
 if [ "${FHIR_RAG_EVAL_NO_MODEL:-0}" != 1 ]; then
@@ -58,7 +58,7 @@ fi
 "$bin" "${args[@]}"
 "$bin" "${args[@]}" --mode incremental --name answers-incremental
 "$bin" eval answers --source "$source_path" --paraphrases eval/answer-paraphrases.json --name answers-dev
-for set in heldout blind; do
+for set in heldout blind unseen; do
     "$bin" eval answers --source "$source_path" --paraphrases "eval/answer-paraphrases-$set.json" \
         --name "answers-$set"
 done
