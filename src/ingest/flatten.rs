@@ -22,7 +22,7 @@ use fhirbolt::model::r4::resources::{
     PatientDeceased, Practitioner, Procedure, ProcedurePerformed, RelatedPerson,
 };
 use fhirbolt::model::r4::types::{
-    Address, CodeableConcept, ContactPoint, ExtensionValue, HumanName, Identifier, Quantity,
+    Address, CodeableConcept, ContactPoint, ExtensionValue, HumanName, Id, Identifier, Quantity,
     Reference,
 };
 use fhirbolt::model::r4::Resource;
@@ -407,34 +407,23 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
         }
     }
     // Conditions of the bundle by fullUrl and by `Condition/id`: a medication's
-    // reasonReference names the condition it treats.
-    let mut condition_names: HashMap<String, String> = HashMap::new();
-    for entry in entries {
-        if let Resource::Condition(c) = &entry.resource {
-            let Some(name) = c.code.as_deref().and_then(concept) else {
-                continue;
-            };
-            if let Some(url) = &entry.full_url {
-                condition_names.insert(url.clone(), name.clone());
-            }
-            if let Some(id) = c.id.as_ref().and_then(|id| id.value.as_deref()) {
-                condition_names.insert(format!("Condition/{id}"), name);
-            }
-        }
-    }
+    // reasonReference names the condition it treats. Medications the same way: a request's
+    // medicationReference names its drug.
+    let condition_names = names_by_reference(entries, "Condition", |r| match r {
+        Resource::Condition(c) => Some((c.id.as_ref(), c.code.as_deref()?)),
+        _ => None,
+    });
+    let medication_names = names_by_reference(entries, "Medication", |r| match r {
+        Resource::Medication(m) => Some((m.id.as_ref(), m.code.as_deref()?)),
+        _ => None,
+    });
     let reasons = |references: &[Reference]| -> Vec<String> {
         references
             .iter()
             .filter_map(|r| {
                 let target = r.reference.as_ref().and_then(|v| v.value.as_deref());
                 target
-                    .and_then(|t| {
-                        condition_names.get(t).cloned().or_else(|| {
-                            // An absolute URL ending in Condition/id.
-                            let tail = t.rsplit_once("Condition/").map(|(_, id)| id)?;
-                            condition_names.get(&format!("Condition/{tail}")).cloned()
-                        })
-                    })
+                    .and_then(|t| by_reference(&condition_names, "Condition", t))
                     // A reference outside the bundle: its display names the condition (free
                     // text, so de-identified).
                     .or_else(|| deidentified(text(r.display.as_ref())))
@@ -490,8 +479,9 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
             }
             Resource::Condition(r) => resolve(Some(&r.subject)).map(|p| condition(p, r)),
             Resource::AllergyIntolerance(r) => resolve(Some(&r.patient)).map(|p| allergy(p, r)),
-            Resource::MedicationRequest(r) => resolve(Some(&r.subject))
-                .map(|p| medication_request(p, r, &reasons(&r.reason_reference))),
+            Resource::MedicationRequest(r) => resolve(Some(&r.subject)).map(|p| {
+                medication_request(p, r, &reasons(&r.reason_reference), &medication_names)
+            }),
             Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
             _ => continue,
         };
@@ -510,6 +500,46 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
         }
     }
     out
+}
+
+/// The names of a bundle's resources of one type (`name_of` gives a resource's id and concept),
+/// by fullUrl and by `Type/id`, for the references of other entries.
+fn names_by_reference<'a>(
+    entries: &'a [ParsedEntry],
+    resource_type: &str,
+    name_of: impl Fn(&'a Resource) -> Option<(Option<&'a Id>, &'a CodeableConcept)>,
+) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for entry in entries {
+        let Some((id, code)) = name_of(&entry.resource) else {
+            continue;
+        };
+        let Some(name) = concept(code) else {
+            continue;
+        };
+        if let Some(url) = &entry.full_url {
+            out.insert(url.clone(), name.clone());
+        }
+        if let Some(id) = id.and_then(|id| id.value.as_deref()) {
+            out.insert(format!("{resource_type}/{id}"), name);
+        }
+    }
+    out
+}
+
+/// What a reference names among `names` ([`names_by_reference`]): by the reference as written,
+/// or an absolute URL ending in `Type/id`.
+fn by_reference(
+    names: &HashMap<String, String>,
+    resource_type: &str,
+    target: &str,
+) -> Option<String> {
+    names.get(target).cloned().or_else(|| {
+        let tail = target
+            .rsplit_once(&format!("{resource_type}/"))
+            .map(|(_, id)| id)?;
+        names.get(&format!("{resource_type}/{tail}")).cloned()
+    })
 }
 
 fn content_id(fact: &Fact) -> String {
@@ -916,13 +946,37 @@ fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
     summary_fact(patient, "AllergyIntolerance", when, s.done())
 }
 
-/// `reasons`: the conditions its `reasonReference`s name (resolved in the bundle).
-fn medication_request(patient: String, r: &MedicationRequest, reasons: &[String]) -> Fact {
+/// `reasons`: the conditions its `reasonReference`s name (resolved in the bundle);
+/// `medications`: the bundle's Medications' names, by fullUrl and `Medication/id`.
+fn medication_request(
+    patient: String,
+    r: &MedicationRequest,
+    reasons: &[String],
+    medications: &HashMap<String, String>,
+) -> Fact {
     let medication = match &r.medication {
         MedicationRequestMedication::CodeableConcept(c) => concept(c),
-        // The display of a medication reference names a drug: kept, but always de-identified.
+        // A reference: to a Medication contained in the request ("#m1"), or elsewhere in the
+        // bundle (its fullUrl, `Medication/id`, an absolute URL ending in it); otherwise its
+        // display names a drug: kept, but always de-identified.
         MedicationRequestMedication::Reference(reference) => {
-            deidentified(text(reference.display.as_ref()))
+            let target = reference
+                .reference
+                .as_ref()
+                .and_then(|v| v.value.as_deref());
+            target
+                .and_then(|t| match t.strip_prefix('#') {
+                    Some(local) => r.contained.iter().find_map(|c| match c {
+                        Resource::Medication(m)
+                            if m.id.as_ref().and_then(|id| id.value.as_deref()) == Some(local) =>
+                        {
+                            m.code.as_deref().and_then(concept)
+                        }
+                        _ => None,
+                    }),
+                    None => by_reference(medications, "Medication", t),
+                })
+                .or_else(|| deidentified(text(reference.display.as_ref())))
         }
         MedicationRequestMedication::Invalid => None,
     };
@@ -1376,6 +1430,16 @@ mod tests {
         flatten(&parsed.entries)
     }
 
+    /// The sentences of the fact stored for resource `id`.
+    fn sentences_of(f: &Flattened, id: &str) -> String {
+        f.facts
+            .iter()
+            .find(|x| x.resource_id == id)
+            .unwrap_or_else(|| panic!("no fact for {id}"))
+            .sentences
+            .clone()
+    }
+
     fn parsed(json: &str) -> Flattened {
         let parsed = parse_message(json.as_bytes(), ParseLimits::default()).unwrap();
         assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
@@ -1417,6 +1481,47 @@ mod tests {
     }
 
     #[test]
+    fn a_medication_reference_names_the_drug() {
+        let json = r##"{"resourceType": "Bundle", "entry": [
+          {"fullUrl": "urn:uuid:p1", "resource": {"resourceType": "Patient", "id": "p1"}},
+          {"fullUrl": "urn:uuid:med1", "resource": {"resourceType": "Medication", "id": "med1",
+             "code": {"coding": [{"display": "0.4 ML Enoxaparin sodium 100 MG/ML Prefilled Syringe"}]}}},
+          {"resource": {"resourceType": "Medication", "id": "med2",
+             "code": {"coding": [{"display": "Heparin 5000 UNT/ML"}]}}},
+          {"resource": {"resourceType": "MedicationRequest", "id": "r1", "status": "active",
+             "intent": "order", "subject": {"reference": "urn:uuid:p1"},
+             "medicationReference": {"reference": "urn:uuid:med1"}}},
+          {"resource": {"resourceType": "MedicationRequest", "id": "r2", "status": "active",
+             "intent": "order", "subject": {"reference": "urn:uuid:p1"},
+             "medicationReference": {"reference": "https://ehr.example/fhir/Medication/med2"}}},
+          {"resource": {"resourceType": "MedicationRequest", "id": "r3", "status": "active",
+             "intent": "order", "subject": {"reference": "urn:uuid:p1"},
+             "contained": [{"resourceType": "Medication", "id": "c1",
+                            "code": {"coding": [{"display": "Insulin glargine 100 UNT/ML"}]}}],
+             "medicationReference": {"reference": "#c1"}}},
+          {"resource": {"resourceType": "MedicationRequest", "id": "r4", "status": "active",
+             "intent": "order", "subject": {"reference": "urn:uuid:p1"},
+             "medicationReference": {"reference": "Medication/elsewhere", "display": "Metformin 500 MG"}}}
+        ]}"##;
+        let f = parsed(json);
+        let medication = |id: &str| sentences_of(&f, id);
+        for (id, name) in [
+            ("r1", "0.4 ML Enoxaparin sodium 100 MG/ML Prefilled Syringe"),
+            ("r2", "Heparin 5000 UNT/ML"),
+            ("r3", "Insulin glargine 100 UNT/ML"),
+            ("r4", "Metformin 500 MG"),
+        ] {
+            let sentences = medication(id);
+            assert!(
+                sentences.starts_with(&format!("Medication is {name}.")),
+                "{id}: {sentences}"
+            );
+        }
+        // Medications are looked up, never facts of their own.
+        assert!(f.facts.iter().all(|x| x.resource_type != "Medication"));
+    }
+
+    #[test]
     fn a_medication_names_the_condition_it_was_given_for() {
         let json = r#"{"resourceType": "Bundle", "entry": [
           {"fullUrl": "urn:uuid:p1", "resource": {"resourceType": "Patient", "id": "p1"}},
@@ -1437,14 +1542,7 @@ mod tests {
              "reasonReference": [{"reference": "Condition/elsewhere", "display": "Angina"}]}}
         ]}"#;
         let f = parsed(json);
-        let medication = |id: &str| {
-            f.facts
-                .iter()
-                .find(|x| x.resource_id == id)
-                .unwrap()
-                .sentences
-                .clone()
-        };
+        let medication = |id: &str| sentences_of(&f, id);
         assert!(
             medication("m1")
                 .ends_with("Reason is Acute bronchitis (disorder); Sinusitis (disorder)."),

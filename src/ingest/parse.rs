@@ -45,6 +45,10 @@ pub const FLATTENED_TYPES: &[&str] = &[
     "CarePlan",
 ];
 
+/// Resource types parsed in a bundle for what other entries refer to, never stored on their
+/// own: a MedicationRequest's `medicationReference` names its drug through a Medication.
+pub const LOOKUP_TYPES: &[&str] = &["Medication"];
+
 static ABANDONED: AtomicU64 = AtomicU64::new(0);
 
 /// How many parser threads overran their time limit since the process started. Each still
@@ -360,7 +364,9 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
                 resource_type: "?".into(),
                 reason: "resource has no \"resourceType\" string".into(),
             }),
-            Some(t) if FLATTENED_TYPES.contains(&t) => to_parse.push((index, full_url, resource)),
+            Some(t) if FLATTENED_TYPES.contains(&t) || LOOKUP_TYPES.contains(&t) => {
+                to_parse.push((index, full_url, resource))
+            }
             Some(t) => *skipped.entry(t.to_string()).or_default() += 1,
         }
     }
