@@ -506,6 +506,7 @@ async fn run_answer(
             cohort_roles: vec!["researcher".into()],
             care_team_roles: vec!["clinician".into()],
             cohort_min_patients: 5,
+            cohort_overlap_days: 30,
             queries_per_minute: 1_000_000,
             query_burst: 1_000_000,
             llm_calls_per_minute: 1_000_000,

@@ -148,6 +148,69 @@ pub(crate) async fn cohort(
     })
 }
 
+/// Whether `patients` differs from a cohort answered to `requester` in the last `days` days by
+/// at least one and fewer than `k` patients (the overlap control; see migration 0007). Only
+/// cohorts of a size within k-1 of this one are compared: any other differs by k or more.
+pub(crate) async fn differs_by_few(
+    pool: &PgPool,
+    requester: &str,
+    patients: &[i64],
+    k: usize,
+    days: u32,
+) -> Result<bool, StoreError> {
+    if k <= 1 || days == 0 {
+        return Ok(false);
+    }
+    let (k, size) = (k as i32, patients.len() as i32);
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (
+             SELECT 1 FROM cohort_history h
+             WHERE h.requester_id = $1
+               AND h.answered_at > now() - make_interval(days => $4)
+               AND h.size BETWEEN $5 - $3 + 1 AND $5 + $3 - 1
+               AND (SELECT count(*) FROM (
+                       (SELECT unnest(h.patients) EXCEPT SELECT unnest($2::bigint[]))
+                       UNION ALL
+                       (SELECT unnest($2::bigint[]) EXCEPT SELECT unnest(h.patients))
+                   ) d) BETWEEN 1 AND $3 - 1)",
+    )
+    .bind(requester)
+    .bind(patients)
+    .bind(k)
+    .bind(days as i32)
+    .bind(size)
+    .fetch_one(pool)
+    .await?)
+}
+
+/// Records a cohort answered to `requester` (and forgets that requester's cohorts older than
+/// `days` days).
+pub(crate) async fn remember(
+    pool: &PgPool,
+    requester: &str,
+    patients: &[i64],
+    days: u32,
+) -> Result<(), StoreError> {
+    if days == 0 {
+        return Ok(());
+    }
+    sqlx::query(
+        "DELETE FROM cohort_history
+         WHERE requester_id = $1 AND answered_at <= now() - make_interval(days => $2)",
+    )
+    .bind(requester)
+    .bind(days as i32)
+    .execute(pool)
+    .await?;
+    sqlx::query("INSERT INTO cohort_history (requester_id, size, patients) VALUES ($1, $2, $3)")
+        .bind(requester)
+        .bind(patients.len() as i32)
+        .bind(patients)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
 pub(crate) async fn facts_of(
     pool: &PgPool,
     patients: &[i64],
@@ -419,13 +482,12 @@ fn labelled_counts(label: &str, counts: &[(String, usize)]) -> Option<String> {
 /// The cohort document for a question, or `None` when fewer than `k` patients stand behind it.
 pub async fn aggregate(
     pool: &PgPool,
-    scope: &Scope,
+    patients: &[i64],
     analysis: &QuestionAnalysis,
     condition: Option<&str>,
     k: usize,
 ) -> Result<Option<SyntheticDocument>, StoreError> {
     let k = k.max(1);
-    let patients = cohort(pool, scope, condition).await?;
     if patients.len() < k {
         return Ok(None);
     }
@@ -444,7 +506,7 @@ pub async fn aggregate(
         };
     match topic.facts() {
         Some((resource_type, lead)) => {
-            let facts = facts_of(pool, &patients, resource_type).await?;
+            let facts = facts_of(pool, patients, resource_type).await?;
             // Medications for a condition: those the record gives that condition as the
             // reason for, when it says so; otherwise every medication of the cohort.
             // The label does not repeat the requester's words (the cohort line names the
@@ -467,7 +529,7 @@ pub async fn aggregate(
         }
         None if topic == Topic::Count => {}
         None if topic == Topic::Readings => {
-            let facts = facts_of(pool, &patients, "Observation").await?;
+            let facts = facts_of(pool, patients, "Observation").await?;
             let found = readings(&facts, analysis, k);
             if found.is_empty() {
                 return Ok(Some(SyntheticDocument {
@@ -482,7 +544,7 @@ pub async fn aggregate(
                 ("Condition", "Condition is "),
                 ("MedicationRequest", "Medication is "),
             ] {
-                let facts = facts_of(pool, &patients, resource_type).await?;
+                let facts = facts_of(pool, patients, resource_type).await?;
                 listed(resource_type, lead, &facts);
             }
         }

@@ -101,6 +101,11 @@ pub struct AnswerConfig {
     /// reading shared by fewer patients, are not shown.
     #[arg(long, env = "FHIR_RAG_COHORT_MIN_PATIENTS", default_value_t = 5)]
     pub cohort_min_patients: usize,
+    /// Days a cohort answered to a requester is remembered for the overlap control: a cohort
+    /// differing from one of them by fewer than k patients (but at least one) is not answered
+    /// (0: off). Answers with differential privacy are exempt: their noise bounds that.
+    #[arg(long, env = "FHIR_RAG_COHORT_OVERLAP_DAYS", default_value_t = 30)]
+    pub cohort_overlap_days: u32,
     /// Questions per minute one requester may ask.
     #[arg(long, env = "FHIR_RAG_QUERIES_PER_MINUTE", default_value_t = 60)]
     pub queries_per_minute: u32,
@@ -266,7 +271,7 @@ pub async fn find_documents_resolved(
                 return Ok(found(search::summaries(pool, &patients).await?));
             }
         }
-    } else if analysis.broad && analysis.dates.is_empty() && analysis.months.is_empty() {
+    } else if analysis.broad && analysis.months.is_empty() {
         return Ok(found(search::summaries(pool, &resolution.patients).await?));
     }
     if !plan.ranked {
@@ -277,7 +282,7 @@ pub async fn find_documents_resolved(
     if let (Some(recency), false, true) = (
         analysis.recency,
         resolution.patients.is_empty(),
-        analysis.dates.is_empty() && analysis.months.is_empty(),
+        analysis.months.is_empty(),
     ) {
         let patients = scope
             .narrow(&resolution.patients)
@@ -309,10 +314,10 @@ pub async fn find_documents_resolved(
         } else {
             scope.narrow(&resolution.patients).keys()
         },
-        days: (plan.filters && !analysis.dates.is_empty()).then(|| analysis.dates.clone()),
+        // Never a day: see `QuestionAnalysis::months`.
+        days: None,
         summaries_only: false,
-        months: (plan.filters && analysis.dates.is_empty() && !analysis.months.is_empty())
-            .then(|| analysis.months.clone()),
+        months: (plan.filters && !analysis.months.is_empty()).then(|| analysis.months.clone()),
     };
     // The embedder and the text search see the question without names.
     let text = retrieval_text(question, &resolution.name_words, &[], 500);
@@ -333,13 +338,8 @@ pub async fn find_documents_resolved(
             .narrow(&resolution.patients)
             .keys()
             .unwrap_or_default();
-        let months = if analysis.dates.is_empty() {
-            &analysis.months[..]
-        } else {
-            &[]
-        };
         // After the ranked documents: the ranking stays what the retriever made it.
-        documents.extend(search::events(pool, &patients, &analysis.dates, months).await?);
+        documents.extend(search::events(pool, &patients, &[], &analysis.months).await?);
     }
     Ok(found(documents))
 }
@@ -382,24 +382,34 @@ pub struct Trace {
 
 /// The condition of a cohort question as the records word it (unknown words, which could be
 /// names, left out), and the synthetic query rendered from the analysed question.
+///
+/// Also whether the question names a condition with a naming word the records of k patients
+/// never use ("cystic fibrosis" where nobody has it, "asthma and diabetes" where asthma is
+/// rarer): that cohort is empty or smaller than k, and it must read like any cohort under k,
+/// never like the whole population or a wider condition.
 fn cohort_subject(
     analysis: &QuestionAnalysis,
     known: &BTreeSet<String>,
-) -> (Option<String>, String) {
+) -> (Option<String>, String, bool) {
     // The condition as the records word it (unknown words, which could be names, left out).
+    // Known as written or in the canonical form the analysis looked up ("sinusitis" is looked
+    // up as "sinusiti").
+    let is_known = |w: &String| {
+        known.contains(w) || {
+            let terms = super::question::line_terms(w);
+            !terms.is_empty() && terms.iter().all(|t| known.contains(t))
+        }
+    };
     let condition: Option<String> = analysis.condition.as_ref().and_then(|c| {
-        // Known as written or in the canonical form the analysis looked up ("sinusitis" is
-        // looked up as "sinusiti").
-        let words: Vec<String> = crate::text::words(c)
-            .into_iter()
-            .filter(|w| {
-                known.contains(w) || {
-                    let terms = super::question::line_terms(w);
-                    !terms.is_empty() && terms.iter().all(|t| known.contains(t))
-                }
-            })
-            .collect();
+        let words: Vec<String> = crate::text::words(c).into_iter().filter(is_known).collect();
         (!words.is_empty()).then(|| words.join(" "))
+    });
+    // A naming word the records (of k patients) never use: no patient holds that condition
+    // ("asthma and diabetes" where asthma is rarer is not "diabetes").
+    let unknown_word = analysis.condition.as_deref().is_some_and(|c| {
+        crate::text::words(c)
+            .iter()
+            .any(|w| !is_known(w) && super::question::names_something(w))
     });
     let subject = match &condition {
         Some(c) => format!("patients with {c}"),
@@ -414,7 +424,13 @@ fn cohort_subject(
         .cloned()
         .collect();
     let synthetic = render_query(&subject, &topic, known, &[]);
-    (condition, synthetic)
+    let unknown = unknown_word
+        || condition.is_none()
+            && analysis
+                .condition
+                .as_deref()
+                .is_some_and(super::question::names_something);
+    (condition, synthetic, unknown)
 }
 
 /// Whether a cohort question asks for a count or a number (DP aggregates), not a text.
@@ -496,13 +512,14 @@ pub async fn dp_voters(
 pub async fn cohort_condition(
     pool: &sqlx::PgPool,
     question: &str,
+    min_patients: usize,
 ) -> Result<Option<String>, AnswerError> {
     let analysis = analyze(question, &BTreeSet::new());
     let mut vocabulary: Vec<String> = analysis.terms.clone();
     if let Some(condition) = &analysis.condition {
         vocabulary.extend(crate::text::words(condition));
     }
-    let known = search::known_words(pool, &vocabulary).await?;
+    let known = search::known_words(pool, &vocabulary, min_patients, None).await?;
     // DP answers: the cohort follows the question's grammar alone (see `cohort_analysis`).
     let analysis = read_cohort(analysis, &known, None);
     Ok(cohort_subject(&analysis, &known).0)
@@ -752,6 +769,17 @@ impl AnswerEngine {
         self.backend.name()
     }
 
+    /// Forgets the cohorts answered to `requester` (the overlap control's memory), for an
+    /// evaluation that asks its questions afresh.
+    pub async fn forget_cohorts(&self, requester: &str) -> Result<(), AnswerError> {
+        sqlx::query("DELETE FROM cohort_history WHERE requester_id = $1")
+            .bind(requester)
+            .execute(self.store.pool())
+            .await
+            .map_err(StoreError::from)?;
+        Ok(())
+    }
+
     /// The settings.
     pub fn config(&self) -> &AnswerConfig {
         &self.config
@@ -862,7 +890,14 @@ impl AnswerEngine {
         if let Some(condition) = &first.condition {
             vocabulary.extend(crate::text::words(condition));
         }
-        let known = search::known_words(pool, &vocabulary).await?;
+        // Care teams also know their own patients' words; anyone else only words that at least
+        // k patients' records use.
+        let own = match (disclosure, &scope) {
+            (Disclosure::CareTeam, Scope::Patients(keys)) => Some(keys.as_slice()),
+            _ => None,
+        };
+        let known =
+            search::known_words(pool, &vocabulary, self.config.cohort_min_patients, own).await?;
         let unknown_capitalized: Vec<&String> = first
             .capitalized
             .iter()
@@ -878,12 +913,13 @@ impl AnswerEngine {
                     return Ok(());
                 }
                 let dp = query.options.mode == Mode::Dp
-                    || self.config.dp.dp_roles.contains(&query.requester.role);
+                    || policy::has_role(&self.config.dp.dp_roles, &query.requester.role);
                 let first = self.cohort_analysis(first, &known, &scope, dp).await?;
                 let result = if dp {
                     self.dp_cohort(query, &scope, &first, &known, draft).await
                 } else {
-                    self.cohort(&scope, &first, &known, draft).await
+                    self.cohort(&query.requester.id, &scope, &first, &known, draft)
+                        .await
                 };
                 draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
                 result
@@ -968,21 +1004,38 @@ impl AnswerEngine {
     /// A cohort role's question: aggregates over at least k patients, never an individual.
     async fn cohort(
         &self,
+        requester: &str,
         scope: &Scope,
         analysis: &QuestionAnalysis,
         known: &BTreeSet<String>,
         draft: &mut Draft,
     ) -> Result<(), AnswerError> {
         let k = self.config.cohort_min_patients;
-        let (condition, synthetic) = cohort_subject(analysis, known);
-        let Some(document) =
-            super::cohort::aggregate(self.store.pool(), scope, analysis, condition.as_deref(), k)
-                .await?
-        else {
+        let days = self.config.cohort_overlap_days;
+        let pool = self.store.pool();
+        let (condition, synthetic, unknown) = cohort_subject(analysis, known);
+        let mut patients = if unknown {
+            Vec::new()
+        } else {
+            super::cohort::cohort(pool, scope, condition.as_deref()).await?
+        };
+        patients.sort_unstable();
+        patients.dedup();
+        if patients.len() >= k.max(1)
+            && super::cohort::differs_by_few(pool, requester, &patients, k, days).await?
+        {
+            draft.settle(policy::COHORT_OVERLAP);
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        }
+        let document =
+            super::cohort::aggregate(pool, &patients, analysis, condition.as_deref(), k).await?;
+        let Some(document) = document else {
             draft.settle(policy::TOO_FEW);
             draft.synthetic_query = synthetic;
             return Ok(());
         };
+        super::cohort::remember(pool, requester, &patients, days).await?;
         if document.lines.is_empty() {
             draft.status = Some(AnswerStatus::NotFound);
             draft.answer = NOT_FOUND_ANSWER.into();
@@ -1021,8 +1074,13 @@ impl AnswerEngine {
             epsilon,
             delta: settings.dp_delta,
         };
-        let (condition, synthetic) = cohort_subject(analysis, known);
+        let (condition, synthetic, unknown) = cohort_subject(analysis, known);
         draft.synthetic_query = synthetic.clone();
+        if unknown {
+            // Nothing to spend on: the answer depends on no patient.
+            draft.settle(policy::TOO_FEW);
+            return Ok(());
+        }
         let votes = matches!(&self.backend, Backend::Model(m) if m.supports_votes());
         let kind = if asks_for_figures(&query.question) || !votes {
             DpKind::Aggregate
@@ -1260,8 +1318,13 @@ impl AnswerEngine {
         search_started: Instant,
         draft: &mut Draft,
     ) -> Result<(), AnswerError> {
-        if resolution.patients.len() == 1 && super::question::asks_age(&query.question) {
-            let patient = resolution.patients[0];
+        // The patient named, or the care team's only patient ("How old is the patient?").
+        let only = match (resolution.patients.as_slice(), scope) {
+            ([one], _) => Some(*one),
+            ([], Scope::Patients(keys)) if keys.len() == 1 => Some(keys[0]),
+            _ => None,
+        };
+        if let (Some(patient), true) = (only, super::question::asks_age(&query.question)) {
             draft.patients.insert(patient);
             draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
             return self.age(patient, draft).await;
@@ -1306,7 +1369,7 @@ impl AnswerEngine {
             1 => "the patient",
             _ => "the named patients",
         };
-        let synthetic = render_query(subject, &analysis.terms, known, &analysis.dates);
+        let synthetic = render_query(subject, &analysis.terms, known, &analysis.months);
         // For one named patient of the requester's own, "not found" says what is missing.
         let missing = (resolution.patients.len() == 1)
             .then(|| super::question::not_on_record(&analysis, known))
@@ -1374,7 +1437,10 @@ impl AnswerEngine {
         let names = self.condition_names(scope, 1).await?;
         let analysis = read_cohort(analysis, known, Some(&names));
         let pool = self.store.pool();
-        let (condition, synthetic) = cohort_subject(&analysis, known);
+        let (condition, synthetic, unknown) = cohort_subject(&analysis, known);
+        if unknown {
+            return Ok(false);
+        }
         let patients = super::cohort::cohort(pool, scope, condition.as_deref()).await?;
         let facts = super::cohort::facts_of(pool, &patients, "Observation").await?;
         let Some((line, patient)) = super::cohort::extreme_reading(&facts, &analysis, extreme)
@@ -1426,14 +1492,24 @@ impl AnswerEngine {
         let death = death.and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
         let on = death.unwrap_or_else(|| chrono::Utc::now().date_naive());
         let band = crate::privacy::generalize::age_band(super::question::years_between(birth, on));
+        // "90 or older" is a band of years already.
+        let band = if band.ends_with("older") {
+            band.replace(" or older", " years or older")
+        } else {
+            format!("{band} years")
+        };
         let (line, template) = match death {
             Some(_) => (
-                format!("The patient, overall record: Age at death is {band} years"),
-                format!("The patient died aged {band} years."),
+                format!("The patient, overall record: Age at death is {band}"),
+                format!("The patient died aged {band}."),
             ),
             None => (
-                format!("The patient, overall record: Age is {band} years"),
-                format!("The patient is {band} years old."),
+                format!("The patient, overall record: Age is {band}"),
+                if band.ends_with("older") {
+                    format!("The patient is {band}.")
+                } else {
+                    format!("The patient is {band} old.")
+                },
             ),
         };
         self.answer_line(line, synthetic, template, draft).await

@@ -34,12 +34,20 @@ impl Disclosure {
     }
 }
 
+/// Whether `role` is one of `roles`, whatever its case and surrounding spaces ("Researcher" is a
+/// researcher). Every role list is matched through here, so that no spelling of a role escapes
+/// a rule (`--dp-roles` included) that another spelling falls under.
+pub fn has_role(roles: &[String], role: &str) -> bool {
+    let role = role.trim();
+    roles.iter().any(|r| r.trim().eq_ignore_ascii_case(role))
+}
+
 /// The policy for a requester, or `None` when its role may not ask at all.
 pub fn disclosure(config: &AnswerConfig, requester: &Requester) -> Option<Disclosure> {
     let role = requester.role.as_str();
-    if config.cohort_roles.iter().any(|r| r == role) {
+    if has_role(&config.cohort_roles, role) {
         Some(Disclosure::Cohort)
-    } else if config.care_team_roles.iter().any(|r| r == role) && requester.patients.is_some() {
+    } else if has_role(&config.care_team_roles, role) && requester.patients.is_some() {
         Some(Disclosure::CareTeam)
     } else {
         None
@@ -105,6 +113,18 @@ pub const TOO_FEW: Outcome = Outcome {
     reason: "too_few_patients",
 };
 
+/// A cohort that differs from one answered to the same requester recently by at least one and
+/// fewer than k patients: the two answers, subtracted, would describe those few patients.
+pub const COHORT_OVERLAP: Outcome = Outcome {
+    status: AnswerStatus::Refused,
+    answer: "This group differs from a group you asked about recently by fewer patients than the \
+             minimum for a cohort answer; comparing the two answers would describe those few \
+             patients, so nothing is reported. Differentially private answers (mode dp) allow \
+             such comparisons.",
+    synthetic_query: "A question about a group of patients nearly equal to an earlier one.",
+    reason: "cohort_overlap",
+};
+
 /// A DP text answer whose noisy count of voters is below `--dp-min-voters`.
 pub const DP_TOO_FEW: Outcome = Outcome {
     status: AnswerStatus::NotFound,
@@ -166,6 +186,15 @@ mod tests {
             Some(Disclosure::CareTeam)
         );
         assert_eq!(disclosure(&config, &requester("clinician", None)), None);
+        assert_eq!(
+            disclosure(&config, &requester(" Researcher", None)),
+            Some(Disclosure::Cohort)
+        );
+        assert_eq!(
+            disclosure(&config, &requester("CLINICIAN", Some(vec!["p".into()]))),
+            Some(Disclosure::CareTeam)
+        );
+        assert_eq!(disclosure(&config, &requester("researchers", None)), None);
         assert_eq!(
             disclosure(&config, &requester("janitor", Some(vec!["p".into()]))),
             None

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use regex::Regex;
 
 /// Words that are never names and carry no content for retrieval.
@@ -452,6 +452,8 @@ const UNIT_WORDS: &[&str] = &[
 static EVERYDAY_NAMES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (r"(?i)\bblood\s+sugar\b", "glucose"),
+        // "has a hx of asthma": history, a word that qualifies nothing.
+        (r"(?i)\bhx\b", "history"),
         (
             r"(?i)\bbreathing\s+rate\b|\brespiration\s+rate\b|\brespirations\b",
             "respiratory rate",
@@ -624,15 +626,16 @@ pub struct QuestionAnalysis {
     /// Identifiers the question holds (phone numbers, e-mail addresses, record numbers, UUIDs,
     /// birth dates…), found by patterns that do not read the vault.
     pub identifiers: usize,
-    /// Days the question names (every reading of an ambiguous date).
-    pub dates: Vec<NaiveDate>,
     /// The condition of a two-step question ("patients with diabetes" → "diabetes").
     pub condition: Option<String>,
     /// Content terms (canonical forms), names and dates excluded once resolved.
     pub terms: Vec<String>,
     /// Whether the question asks for an overview (only broad words among its terms).
     pub broad: bool,
-    /// Months the question names without a day ("in January 2017"), as their first days.
+    /// Months the question names ("in January 2017"), as their first days. A day is read as its
+    /// month ("on April 3rd, 2021" is April 2021; every reading of an ambiguous date): answers
+    /// carry months only, and a search narrowed to a day would tell, by whether it finds
+    /// anything, what happened on that very day (a newborn's first weight is the birth date).
     pub months: Vec<NaiveDate>,
     /// Whether it asks for the latest or the first reading ("most recent", "last", "first").
     pub recency: Option<Recency>,
@@ -837,6 +840,9 @@ const BIRTH_CUES: &[&str] = &["born", "birth", "birthday", "dob", "birthdate"];
 /// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
     let question = record_words(&crate::text::strip_control_sequences(question));
+    // A SNOMED semantic tag copied with a name ("pneumonia (disorder)") says what kind of
+    // concept it is, not which: "pneumonia (disorder)" asks what "pneumonia" asks.
+    let question = SNOMED_TAG.replace_all(&question, " ").into_owned();
     let mentions = crate::text::dates::find(&question);
     let in_date = |t: &crate::text::Token| {
         mentions
@@ -922,6 +928,8 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                     && !BROAD_WORDS.contains(&word)
                     && !QUESTION_WORDS.contains(&word)
                     && !ASKING_STARTS.contains(&word)
+                    // "Meds", "Dx", "Labs": a word folded onto the records' own is no name.
+                    && canonical(word) == stem(word)
                     && letters >= 2
             {
                 capitalized.insert(word.to_string());
@@ -1035,13 +1043,11 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .filter(|f| f.category != "pii:date")
         .count()
         + birth_dates;
-    let days = crate::text::dates::days(&question);
     QuestionAnalysis {
         name_candidates: candidates.into_iter().collect(),
         name_like: name_like.into_iter().collect(),
         capitalized: capitalized.into_iter().collect(),
         identifiers,
-        dates: if birth_dates > 0 { Vec::new() } else { days },
         condition: condition(&question),
         terms,
         broad: !any_term || broad_only,
@@ -1050,6 +1056,11 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         } else {
             let mut months = crate::text::dates::months(&question);
             months.extend(crate::text::dates::periods(&question));
+            months.extend(
+                crate::text::dates::days(&question)
+                    .into_iter()
+                    .filter_map(|d| d.with_day(1)),
+            );
             months.sort_unstable();
             months.dedup();
             months
@@ -1285,7 +1296,6 @@ pub fn asks_age(question: &str) -> bool {
 
 /// Whole years from `from` to `to`.
 pub fn years_between(from: NaiveDate, to: NaiveDate) -> u32 {
-    use chrono::Datelike;
     let mut years = to.year() - from.year();
     if (to.month(), to.day()) < (from.month(), from.day()) {
         years -= 1;
@@ -1399,9 +1409,28 @@ impl ConditionNames {
     }
 }
 
+/// SNOMED CT's semantic tags, as a question may copy them from a record.
+static SNOMED_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\(\s*(?:disorder|finding|situation|procedure|morphologic abnormality|body structure|observable entity|regime/therapy|substance|qualifier value|event|person|product|physical object|record artifact)\s*\)",
+    )
+    .expect("valid regex")
+});
+
 /// "(disorder)", "(finding)", "(situation)", "(morphologic abnormality)".
 static SEMANTIC_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\([a-z ]+\)").expect("valid regex"));
+
+/// Whether a condition the grammar found names something: a word that is not generic, a count
+/// or a kind of fact ("cystic fibrosis" does; "the", "all", "total" do not).
+pub fn names_something(condition: &str) -> bool {
+    content_terms(condition).iter().any(|t| {
+        !GENERIC_TERMS.contains(&t.as_str())
+            && !NOT_CONDITION.contains(&t.as_str())
+            && !KIND_TERMS.contains(&t.as_str())
+            && !BROAD_WORDS.contains(&t.as_str())
+    })
+}
 
 /// A text's canonical words less stopwords, request words and one-letter words.
 fn content_terms(text: &str) -> BTreeSet<String> {
@@ -1458,7 +1487,16 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
                 .collect();
             return Some(named.join(" "));
         }
-        grammar = terms;
+        // Only a conjoined condition ("asthma and diabetes": its words in more than one run,
+        // as runs are cut at "and" and "or") keeps its parts from being read alone; "a drug
+        // utilization review of diabetes" is about diabetes.
+        let conjoined = !analysis
+            .runs
+            .iter()
+            .any(|run| terms.iter().all(|t| run.contains(t)));
+        if conjoined {
+            grammar = terms;
+        }
     }
     let mut best: Option<(usize, f64, Vec<String>)> = None;
     // Segments: the runs cut at generic and counting words.
@@ -1670,7 +1708,8 @@ mod tests {
         let none = names(&["ann"]);
         let a = analyze("ann's pulse in beats per minute on March 4th, 2015", &none);
         assert_eq!(a.terms, ["heart", "rate"]);
-        assert_eq!(a.dates.len(), 1);
+        // a day is searched as its month
+        assert_eq!(a.months, [NaiveDate::from_ymd_opt(2015, 3, 1).unwrap()]);
         let a = analyze("what was the blood sugar of ann in early 2017", &none);
         // "early" stays a term, a generic one: no fact needs to hold it.
         let concepts: Vec<&String> = a.terms.iter().filter(|t| is_concept(t)).collect();
@@ -1772,7 +1811,7 @@ mod tests {
         assert!(a.name_candidates.contains(&"ruben".to_string()));
         assert!(a.name_candidates.contains(&"medhurst46".to_string()));
         assert!(!a.name_candidates.contains(&"what".to_string()));
-        assert_eq!(a.dates, vec![NaiveDate::from_ymd_opt(2015, 3, 4).unwrap()]);
+        assert_eq!(a.months, vec![NaiveDate::from_ymd_opt(2015, 3, 1).unwrap()]);
         assert_eq!(a.terms, vec!["body", "weight"]);
         assert!(!a.broad);
     }
@@ -1795,7 +1834,6 @@ mod tests {
         assert_eq!(a.recency, None);
         let a = analyze("Ruben's weight in January 2017?", &names(&["ruben"]));
         assert_eq!(a.months, vec![NaiveDate::from_ymd_opt(2017, 1, 1).unwrap()]);
-        assert!(a.dates.is_empty());
         let a = analyze("What is Ruben's hemoglobin A1c?", &names(&["ruben"]));
         assert_eq!(a.phrases, vec![vec!["hemoglobin", "a1c"]]);
         let a = analyze("What is Ruben's BMI?", &names(&["ruben"]));
@@ -1982,6 +2020,13 @@ mod tests {
                 "Hypertension: which medications are given for hypertension, with patient counts?",
                 "hypertension",
             ),
+            (
+                "For a drug utilization review of diabetes: what was prescribed, and to how many \
+                 patients per medication",
+                "diabetes",
+            ),
+            // A semantic tag copied from a record is not part of what is asked.
+            ("How many patients have sinusitis (disorder)?", "sinusitis"),
             // Two conditions are not one of them.
             ("How many patients have asthma and diabetes?", ""),
             // A word a name merely holds is not the condition ("body" of a BMI finding,
@@ -1992,6 +2037,15 @@ mod tests {
             let found = cohort_condition(question).unwrap_or_default();
             let found_terms: BTreeSet<String> = content_terms(&found);
             assert_eq!(found_terms, content_terms(expected), "{question} → {found}");
+        }
+    }
+
+    #[test]
+    fn a_condition_names_something_or_nothing() {
+        assert!(names_something("cystic fibrosis"));
+        assert!(names_something("drug utilization review of ebola"));
+        for nothing in ["the", "all", "total", "these", "medications", ""] {
+            assert!(!names_something(nothing), "{nothing}");
         }
     }
 
@@ -2026,15 +2080,23 @@ mod tests {
             .iter()
             .any(|p| p.contains(&"weight".to_string())));
         // A clause that points back at the context asks about what it names.
-        let mut analysis = analyze(
+        for question in [
             "Ruben has a history of asthma. When was it first diagnosed?",
-            &names(&["ruben"]),
-        );
-        analysis.keep_known(&["asthma".to_string()].into_iter().collect());
-        assert!(analysis
-            .phrases
-            .iter()
-            .any(|p| p.contains(&"asthma".to_string())));
+            // "hx" is history, not a word that qualifies asthma
+            "ruben has a hx of asthma. When was it first diagnosed?",
+        ] {
+            let mut analysis = analyze(question, &names(&["ruben"]));
+            analysis.keep_known(&["asthma".to_string()].into_iter().collect());
+            let phrase = analysis
+                .phrases
+                .iter()
+                .find(|p| p.contains(&"asthma".to_string()))
+                .unwrap_or_else(|| panic!("{question}: {:?}", analysis.phrases));
+            assert!(
+                phrase.iter().all(|t| t == "asthma" || !is_concept(t)),
+                "{question}: {phrase:?}"
+            );
+        }
         // Fillers around the time and the kind.
         let analysis = analyze(
             "What was done procedure-wise for ruben back in late 2020?",
@@ -2097,7 +2159,7 @@ mod tests {
             &names(&[]),
         );
         assert_eq!(d.identifiers, 1);
-        assert!(d.dates.is_empty());
+        assert!(d.months.is_empty());
         let e = analyze(
             "What medications are patients with diabetes on?",
             &names(&[]),

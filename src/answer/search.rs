@@ -176,23 +176,51 @@ pub async fn resolve_names(
     Ok(resolution)
 }
 
-/// The words among `words` that the records use (full text over every document's chunks,
-/// English stemming). Names live in the vault, never in documents, so this says nothing about
-/// who is a patient: it tells clinical vocabulary ("Bronchitis") from names and typos.
-pub async fn known_words(pool: &PgPool, words: &[String]) -> Result<BTreeSet<String>, StoreError> {
+/// The words among `words` that the records use (full text over the documents' chunks, English
+/// stemming): the records of at least `min_patients` patients, or of one of the requester's own
+/// patients (`own`, care teams only). Names live in the vault, never in documents, so this says
+/// nothing about who is a patient: it tells clinical vocabulary ("Bronchitis") from names and
+/// typos. The k-patient rule keeps it from telling anything about a patient outside the scope:
+/// whether a word is "known" changes how a question is read and answered ("Nothing about
+/// alcoholism is on record" against "No information…"), and a word only one other patient's
+/// record uses would otherwise show that someone here has it.
+///
+/// At most [`KNOWN_WORD_CHUNKS`] matching chunks are read per word: a word that common is held
+/// by k patients in practice, and one whose first chunks all belong to fewer is read as unknown
+/// (the cautious side).
+pub async fn known_words(
+    pool: &PgPool,
+    words: &[String],
+    min_patients: usize,
+    own: Option<&[i64]>,
+) -> Result<BTreeSet<String>, StoreError> {
     if words.is_empty() {
         return Ok(BTreeSet::new());
     }
     let rows: Vec<String> = sqlx::query_scalar(
         "SELECT w FROM unnest($1::text[]) AS w
          WHERE numnode(plainto_tsquery('english', w)) = 0
-            OR EXISTS (SELECT 1 FROM chunks c WHERE c.text_search @@ plainto_tsquery('english', w))",
+            OR ($3::bigint[] IS NOT NULL AND EXISTS (
+                   SELECT 1 FROM chunks c JOIN documents d USING (document_id)
+                   WHERE d.patient_key = ANY($3)
+                     AND c.text_search @@ plainto_tsquery('english', w)))
+            OR (SELECT count(DISTINCT d.patient_key)
+                FROM (SELECT document_id FROM chunks
+                      WHERE text_search @@ plainto_tsquery('english', w)
+                      LIMIT $4) c
+                JOIN documents d USING (document_id)) >= $2",
     )
     .bind(words)
+    .bind(min_patients.max(1) as i64)
+    .bind(own)
+    .bind(KNOWN_WORD_CHUNKS)
     .fetch_all(pool)
     .await?;
     Ok(rows.into_iter().collect())
 }
+
+/// Most chunks [`known_words`] reads per word.
+pub const KNOWN_WORD_CHUNKS: i64 = 5000;
 
 /// The condition names (the subject of condition facts) the patients of `scope` hold, each with
 /// those patients, for reading which condition a question names. Never shown to a requester.

@@ -170,7 +170,7 @@ pub fn select_by_rules(
         (0..candidates.len())
             .filter(|i| scores[*i] >= floor && (!plain_best || scores[*i].is_multiple_of(3)))
             .collect()
-    } else if analysis.broad && (!analysis.dates.is_empty() || !analysis.months.is_empty()) {
+    } else if analysis.broad && !analysis.months.is_empty() {
         // "What happened on 2016-04-16?", "what was she put on in March 2015?": the events of
         // those days first (procedures, diagnoses, prescriptions, immunizations), else
         // everything recorded then.

@@ -13,7 +13,7 @@
 //! read from `eval/answer-paraphrases*.json` ([`Paraphrases`]), written by reviewers who did not
 //! read the answering code,
 //! apart from the retrieval question generator of [`super::questions`]) and
-//! `unanswerable` (a day with no record, a condition the patient does not have, a reading never
+//! `unanswerable` (a day in a month with no record: a day is answered for its month, a condition the patient does not have, a reading never
 //! taken, something no record holds). Care-team questions come from a requester whose panel
 //! holds the patient and seven others; cohort questions from a cohort role over every patient.
 
@@ -437,18 +437,22 @@ fn is_kind(display: &str, kind: &str) -> bool {
             .is_some_and(|rest| rest.starts_with(" ["))
 }
 
-/// Readings of a kind, by day (a day with two readings of one kind is left out of day
-/// questions: it has no single answer).
+/// Readings of a kind alone in their month. A question naming a day is answered for its month
+/// (answers carry months, and a search narrowed to a day would tell what happened on that day),
+/// so a month with two readings of one kind has no single answer and is left out.
 fn single_readings<'a>(patient: &'a PatientTruth, display: &str) -> Vec<&'a RawReading> {
-    let mut by_day: BTreeMap<NaiveDate, Vec<&RawReading>> = BTreeMap::new();
+    let mut by_month: BTreeMap<(i32, u32), Vec<&RawReading>> = BTreeMap::new();
     for r in patient
         .readings
         .iter()
         .filter(|r| is_kind(&r.display, display))
     {
-        by_day.entry(r.day).or_default().push(r);
+        by_month
+            .entry((r.day.year(), r.day.month()))
+            .or_default()
+            .push(r);
     }
-    by_day
+    by_month
         .into_values()
         .filter(|v| v.len() == 1)
         .map(|v| v[0])
@@ -688,19 +692,23 @@ pub fn generate(
                 expect,
             ));
         }
-        // Procedures on a day (at most three different ones that day).
-        let mut procedure_days: BTreeMap<NaiveDate, BTreeSet<String>> = BTreeMap::new();
+        // Procedures on a day (at most three different ones that day's month: the day is
+        // answered for its month).
+        let mut procedure_months: BTreeMap<(i32, u32), (NaiveDate, BTreeSet<String>)> =
+            BTreeMap::new();
         for p in &patient.procedures {
             if let Some(day) = p.day {
-                procedure_days
-                    .entry(day)
-                    .or_default()
+                procedure_months
+                    .entry((day.year(), day.month()))
+                    .or_insert_with(|| (day, BTreeSet::new()))
+                    .1
                     .insert(plain(&p.name));
             }
         }
-        let small: Vec<(&NaiveDate, &BTreeSet<String>)> = procedure_days
-            .iter()
+        let small: Vec<(&NaiveDate, &BTreeSet<String>)> = procedure_months
+            .values()
             .filter(|(_, names)| names.len() <= 3)
+            .map(|(day, names)| (day, names))
             .collect();
         if let Some((day, names)) = small.choose(&mut rng) {
             let expect = Expect::Names {
@@ -802,11 +810,12 @@ pub fn generate(
             let span = (*last - *first).num_days().max(1);
             for _ in 0..50 {
                 let day = *first + chrono::Duration::days(rng.random_range(0..span));
-                let near = patient
-                    .days
-                    .range(day - chrono::Duration::days(3)..=day + chrono::Duration::days(3))
-                    .next()
-                    .is_some();
+                // Nothing in that day's whole month (the day is answered for its month).
+                let month = day.with_day(1).unwrap_or(day);
+                let next = month
+                    .checked_add_months(chrono::Months::new(1))
+                    .unwrap_or(month);
+                let near = patient.days.range(month..next).next().is_some();
                 if !near {
                     let kind = kinds.choose(&mut rng).map_or("body weight", |k| k.named);
                     unanswerable.push((
@@ -1210,6 +1219,11 @@ pub async fn run(
         .first()
         .cloned()
         .unwrap_or_else(|| "researcher".into());
+    // Each run starts with no cohort remembered for the overlap control (the evaluation's
+    // requesters are reused across runs); within a run it applies as to anyone.
+    for i in 0..16 {
+        engine.forget_cohorts(&format!("eval-answers-{i}")).await?;
+    }
     let mut outcomes = Vec::new();
     for (i, question) in questions.iter().enumerate().step_by(every.max(1)) {
         let query = Query {

@@ -422,7 +422,7 @@ impl DpEval<'_> {
     async fn answer_all(&self, question: &str, seed: u8) -> anyhow::Result<Vec<Outcome>> {
         let dp = &self.answer.dp;
         let pool = self.store.pool();
-        let condition = cohort_condition(pool, question).await?;
+        let condition = cohort_condition(pool, question, self.answer.cohort_min_patients).await?;
         let mut voters = dp_voters(
             pool,
             self.embedder,

@@ -142,6 +142,66 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
     .await
     .unwrap();
 
+    // A day with a body weight of A's, and a day of that month with nothing of A's: a day is
+    // read as its month, so the two questions look the same (a day-level filter would tell,
+    // question by question, what happened on which day: a newborn's first weight is the
+    // birth date).
+    let a_key: i64 = sqlx::query_scalar("SELECT patient_key FROM patients WHERE fhir_id = $1")
+        .bind(&a_id)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    let weighed: chrono::NaiveDate = sqlx::query_scalar(
+        "SELECT day FROM facts WHERE patient_key = $1 AND resource_type = 'Observation'
+           AND sentences LIKE '%Body Weight%' AND day IS NOT NULL ORDER BY day DESC LIMIT 1",
+    )
+    .bind(a_key)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    let a_days: Vec<chrono::NaiveDate> = sqlx::query_scalar(
+        "SELECT DISTINCT day FROM facts WHERE patient_key = $1 AND day IS NOT NULL",
+    )
+    .bind(a_key)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let same_month =
+        |d: &chrono::NaiveDate| chrono::Datelike::month(d) == chrono::Datelike::month(&weighed);
+    let quiet = weighed
+        .iter_days()
+        .take_while(same_month)
+        .chain(weighed.iter_days().rev().take_while(same_month))
+        .find(|d| !a_days.contains(d))
+        .expect("a day of the month without a record");
+    // Whether a word is known (how a question is read and answered) follows the records of at
+    // least k patients, or of the requester's own: a word only one patient's record uses
+    // ("daughter", planted in A's note) is unknown to anyone else.
+    let k2 = |own: Option<&[i64]>| {
+        let pool = pool.clone();
+        let own = own.map(<[i64]>::to_vec);
+        async move {
+            fhir_rag::answer::search::known_words(
+                &pool,
+                &["daughter".to_string()],
+                2,
+                own.as_deref(),
+            )
+            .await
+            .unwrap()
+        }
+    };
+    let users: i64 = sqlx::query_scalar(
+        "SELECT count(DISTINCT d.patient_key) FROM chunks c JOIN documents d USING (document_id)
+         WHERE c.text_search @@ plainto_tsquery('english', 'daughter')",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(users, 1, "the planted word is in one patient's record");
+    assert!(k2(None).await.is_empty());
+    assert!(k2(Some(&[a_key])).await.contains("daughter"));
+
     let team = Some(vec![a_id.clone()]);
     let member = format!("{b_given} {b_family}");
     let nobody = "Zorblax713 Quintavelle482";
@@ -208,17 +268,57 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
             format!("What medications are patients with {condition} on?"),
         ),
     ];
-    let payloads: Vec<Vec<u8>> = probes
+    let mut probes = probes;
+    probes.extend([
+        (
+            "team-day-weighed".to_string(),
+            "clinician",
+            team.clone(),
+            format!("What was {a_given} {a_family}'s body weight on {weighed}?"),
+        ),
+        (
+            "team-day-quiet".to_string(),
+            "clinician",
+            team.clone(),
+            format!("What was {a_given} {a_family}'s body weight on {quiet}?"),
+        ),
+    ]);
+    let mut payloads: Vec<Vec<u8>> = probes
         .iter()
         .map(|(id, role, scope, q)| query(id, role, scope.clone(), q))
         .collect();
+    // The overlap control: one researcher asks about a list of patients, then about the same
+    // list less one. Subtracted, the two answers would describe that one patient; whichever
+    // comes second is refused.
+    let everyone: Vec<String> = sqlx::query_scalar("SELECT fhir_id FROM patients ORDER BY 1")
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    for (id, list) in [
+        ("overlap-all", everyone.clone()),
+        ("overlap-less-one", everyone[1..].to_vec()),
+    ] {
+        payloads.push(
+            serde_json::to_vec(&Query {
+                query_id: id.into(),
+                requester: Requester {
+                    id: "requester-overlap".into(),
+                    role: "researcher".into(),
+                    patients: Some(list),
+                },
+                question: "How many patients are there, and what conditions do they have?".into(),
+                options: QueryOptions::default(),
+            })
+            .unwrap(),
+        );
+    }
     let mut worker = run.spawn_role(
         "answer",
         "answer",
         &["--embedder", "hashed", "--cohort-min-patients", "2"],
     );
     run.publish_queries(&payloads).await;
-    let answers = run.answers(probes.len(), Duration::from_secs(600), &mut worker);
+    let answers = run.answers(payloads.len(), Duration::from_secs(600), &mut worker);
     let log = worker.log_text();
     drop(worker);
     for (id, a) in &answers {
@@ -240,6 +340,27 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
         assert_ne!(member.status, AnswerStatus::Answered, "{pair}: {member:?}");
     }
     assert_eq!(answers["cohort-name-member"].status, AnswerStatus::Refused);
+    let (weighed_answer, quiet_answer) = (&answers["team-day-weighed"], &answers["team-day-quiet"]);
+    assert_eq!(
+        seen(weighed_answer),
+        seen(quiet_answer),
+        "a day with a reading and a day without look different"
+    );
+    assert_eq!(
+        weighed_answer.status,
+        AnswerStatus::Answered,
+        "{weighed_answer:?}"
+    );
+    let overlap: Vec<AnswerStatus> = ["overlap-all", "overlap-less-one"]
+        .iter()
+        .map(|id| answers[*id].status)
+        .collect();
+    assert!(
+        overlap.contains(&AnswerStatus::Answered) && overlap.contains(&AnswerStatus::Refused),
+        "{:?} / {:?}",
+        answers["overlap-all"],
+        answers["overlap-less-one"]
+    );
     assert_eq!(answers["team-name-member"].status, AnswerStatus::NotFound);
 
     let own = &answers["team-own"];
@@ -288,7 +409,7 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
             .fetch_one(pool)
             .await
             .unwrap();
-    assert_eq!(audited as usize, probes.len());
+    assert_eq!(audited as usize, payloads.len());
     drop(store);
     run.cleanup().await;
 }
