@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
+use sha2::{Digest, Sha256};
 use sqlx::{PgPool, Row};
 
 use super::question::QuestionAnalysis;
@@ -148,67 +149,119 @@ pub(crate) async fn cohort(
     })
 }
 
-/// Whether `patients` differs from a cohort answered to `requester` in the last `days` days by
-/// at least one and fewer than `k` patients (the overlap control; see migration 0007). Only
-/// cohorts of a size within k-1 of this one are compared: any other differs by k or more.
-pub(crate) async fn differs_by_few(
+/// A cohort about to be answered to a requester without noise, for the overlap control.
+#[derive(Clone, Debug)]
+pub(crate) struct AskedCohort<'a> {
+    /// The requester (trimmed and lower-cased: one person, however the gateway spells it).
+    pub requester: String,
+    /// The patient list the requester sent (sorted), `None` for every patient.
+    pub list: Option<Vec<i64>>,
+    /// The condition as read, "" for none.
+    pub condition: &'a str,
+    /// The cohort's patients (sorted, distinct).
+    pub patients: &'a [i64],
+}
+
+/// The overlap control: whether answering `asked` could, with an answer given to the same
+/// requester in the last `days` days, describe fewer than `k` patients; when not, the cohort is
+/// remembered (before it is answered, under a per-requester lock, so that two queries in flight
+/// cannot both pass). Refused:
+///
+/// - a patient list differing from an earlier list by 1..k-1 patients, whatever the question
+///   (decided on what the requester sent, so the refusal says nothing about anyone's records);
+/// - a cohort of another condition or list whose patients differ from an earlier cohort's by
+///   0..k-1 (an identical group too: else "refused" against "answered" would tell 1 from 0);
+/// - the same question on the same list whose group has changed by 1..k-1 patients since.
+///
+/// It does not stop combinations of three or more answers, nor colluding requester ids:
+/// differential privacy (mode `dp`) bounds those, and roles that need them should use it.
+pub(crate) async fn overlap(
     pool: &PgPool,
-    requester: &str,
-    patients: &[i64],
+    asked: &AskedCohort<'_>,
     k: usize,
     days: u32,
 ) -> Result<bool, StoreError> {
     if k <= 1 || days == 0 {
         return Ok(false);
     }
-    let (k, size) = (k as i32, patients.len() as i32);
-    Ok(sqlx::query_scalar(
-        "SELECT EXISTS (
-             SELECT 1 FROM cohort_history h
-             WHERE h.requester_id = $1
-               AND h.answered_at > now() - make_interval(days => $4)
-               AND h.size BETWEEN $5 - $3 + 1 AND $5 + $3 - 1
-               AND (SELECT count(*) FROM (
-                       (SELECT unnest(h.patients) EXCEPT SELECT unnest($2::bigint[]))
-                       UNION ALL
-                       (SELECT unnest($2::bigint[]) EXCEPT SELECT unnest(h.patients))
-                   ) d) BETWEEN 1 AND $3 - 1)",
+    let (k, size) = (k as i32, asked.patients.len() as i32);
+    let mut digest = Sha256::new();
+    for key in asked.list.iter().flatten() {
+        digest.update(key.to_le_bytes());
+    }
+    digest.update([0xff]);
+    digest.update(asked.condition.as_bytes());
+    digest.update([0xff]);
+    for key in asked.patients {
+        digest.update(key.to_le_bytes());
+    }
+    let digest = digest.finalize().to_vec();
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7))")
+        .bind(&asked.requester)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "DELETE FROM cohort_history WHERE answered_at <= now() - make_interval(days => $1)",
     )
-    .bind(requester)
-    .bind(patients)
+    .bind(days as i32)
+    .execute(&mut *tx)
+    .await?;
+    let refused: bool = sqlx::query_scalar(
+        "WITH recent AS (
+             SELECT * FROM cohort_history
+             WHERE requester_id = $1 AND answered_at > now() - make_interval(days => $6)
+         )
+         SELECT EXISTS (
+             SELECT 1 FROM recent h
+             WHERE $2::bigint[] IS NOT NULL AND h.list IS NOT NULL
+               AND abs(cardinality(h.list) - cardinality($2::bigint[])) < $5
+               AND (SELECT count(*) FROM (
+                       (SELECT unnest(h.list) EXCEPT SELECT unnest($2::bigint[]))
+                       UNION ALL
+                       (SELECT unnest($2::bigint[]) EXCEPT SELECT unnest(h.list))
+                   ) d) BETWEEN 1 AND $5 - 1
+         ) OR EXISTS (
+             SELECT 1 FROM recent h
+             WHERE h.size BETWEEN $7 - $5 + 1 AND $7 + $5 - 1
+               AND h.digest <> $8
+               AND (SELECT count(*) FROM (
+                       (SELECT unnest(h.patients) EXCEPT SELECT unnest($4::bigint[]))
+                       UNION ALL
+                       (SELECT unnest($4::bigint[]) EXCEPT SELECT unnest(h.patients))
+                   ) d) BETWEEN
+                     CASE WHEN h.condition = $3 AND h.list IS NOT DISTINCT FROM $2::bigint[]
+                          THEN 1 ELSE 0 END
+                     AND $5 - 1
+         )",
+    )
+    .bind(&asked.requester)
+    .bind(asked.list.as_deref())
+    .bind(asked.condition)
+    .bind(asked.patients)
     .bind(k)
     .bind(days as i32)
     .bind(size)
-    .fetch_one(pool)
-    .await?)
-}
-
-/// Records a cohort answered to `requester` (and forgets that requester's cohorts older than
-/// `days` days).
-pub(crate) async fn remember(
-    pool: &PgPool,
-    requester: &str,
-    patients: &[i64],
-    days: u32,
-) -> Result<(), StoreError> {
-    if days == 0 {
-        return Ok(());
-    }
-    sqlx::query(
-        "DELETE FROM cohort_history
-         WHERE requester_id = $1 AND answered_at <= now() - make_interval(days => $2)",
-    )
-    .bind(requester)
-    .bind(days as i32)
-    .execute(pool)
+    .bind(&digest)
+    .fetch_one(&mut *tx)
     .await?;
-    sqlx::query("INSERT INTO cohort_history (requester_id, size, patients) VALUES ($1, $2, $3)")
-        .bind(requester)
-        .bind(patients.len() as i32)
-        .bind(patients)
-        .execute(pool)
+    if !refused {
+        sqlx::query(
+            "INSERT INTO cohort_history (requester_id, list, condition, size, patients, digest)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (requester_id, digest) DO UPDATE SET answered_at = now()",
+        )
+        .bind(&asked.requester)
+        .bind(asked.list.as_deref())
+        .bind(asked.condition)
+        .bind(size)
+        .bind(asked.patients)
+        .bind(&digest)
+        .execute(&mut *tx)
         .await?;
-    Ok(())
+    }
+    tx.commit().await?;
+    Ok(refused)
 }
 
 pub(crate) async fn facts_of(

@@ -315,7 +315,6 @@ pub async fn find_documents_resolved(
             scope.narrow(&resolution.patients).keys()
         },
         // Never a day: see `QuestionAnalysis::months`.
-        days: None,
         summaries_only: false,
         months: (plan.filters && !analysis.months.is_empty()).then(|| analysis.months.clone()),
     };
@@ -339,7 +338,7 @@ pub async fn find_documents_resolved(
             .keys()
             .unwrap_or_default();
         // After the ranked documents: the ranking stays what the retriever made it.
-        documents.extend(search::events(pool, &patients, &[], &analysis.months).await?);
+        documents.extend(search::events(pool, &patients, &analysis.months).await?);
     }
     Ok(found(documents))
 }
@@ -773,7 +772,7 @@ impl AnswerEngine {
     /// evaluation that asks its questions afresh.
     pub async fn forget_cohorts(&self, requester: &str) -> Result<(), AnswerError> {
         sqlx::query("DELETE FROM cohort_history WHERE requester_id = $1")
-            .bind(requester)
+            .bind(requester.trim().to_lowercase())
             .execute(self.store.pool())
             .await
             .map_err(StoreError::from)?;
@@ -1021,12 +1020,26 @@ impl AnswerEngine {
         };
         patients.sort_unstable();
         patients.dedup();
-        if patients.len() >= k.max(1)
-            && super::cohort::differs_by_few(pool, requester, &patients, k, days).await?
-        {
-            draft.settle(policy::COHORT_OVERLAP);
-            draft.synthetic_query = synthetic;
-            return Ok(());
+        if patients.len() >= k.max(1) {
+            let asked = super::cohort::AskedCohort {
+                requester: requester.trim().to_lowercase(),
+                list: match scope {
+                    Scope::All => None,
+                    Scope::Patients(keys) => {
+                        let mut keys = keys.clone();
+                        keys.sort_unstable();
+                        keys.dedup();
+                        Some(keys)
+                    }
+                },
+                condition: condition.as_deref().unwrap_or(""),
+                patients: &patients,
+            };
+            if super::cohort::overlap(pool, &asked, k, days).await? {
+                draft.settle(policy::COHORT_OVERLAP);
+                draft.synthetic_query = synthetic;
+                return Ok(());
+            }
         }
         let document =
             super::cohort::aggregate(pool, &patients, analysis, condition.as_deref(), k).await?;
@@ -1035,7 +1048,6 @@ impl AnswerEngine {
             draft.synthetic_query = synthetic;
             return Ok(());
         };
-        super::cohort::remember(pool, requester, &patients, days).await?;
         if document.lines.is_empty() {
             draft.status = Some(AnswerStatus::NotFound);
             draft.answer = NOT_FOUND_ANSWER.into();
@@ -1076,11 +1088,14 @@ impl AnswerEngine {
         };
         let (condition, synthetic, unknown) = cohort_subject(analysis, known);
         draft.synthetic_query = synthetic.clone();
-        if unknown {
-            // Nothing to spend on: the answer depends on no patient.
-            draft.settle(policy::TOO_FEW);
-            return Ok(());
-        }
+        // A condition the records of k patients never name: an empty cohort, answered (and
+        // charged) like any other, so that whether a word is known never shows un-noised.
+        let empty = Scope::Patients(Vec::new());
+        let (scope, condition) = if unknown {
+            (&empty, None)
+        } else {
+            (scope, condition)
+        };
         let votes = matches!(&self.backend, Backend::Model(m) if m.supports_votes());
         let kind = if asks_for_figures(&query.question) || !votes {
             DpKind::Aggregate

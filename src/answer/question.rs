@@ -1390,16 +1390,19 @@ impl ConditionNames {
     }
 
     /// How well the best name holding every one of `span`'s terms is covered by them (the
-    /// share of its terms they are), or `None` when no name holds them all or fewer than
-    /// `min_patients` patients hold those names.
+    /// share of its terms they are), among the names at least `min_patients` patients hold;
+    /// `None` when none of those holds them all.
     fn coverage(&self, span: &[String]) -> Option<f64> {
+        // Each name on its own must be held by k patients: a rarer one ("Anemia" of one patient
+        // beside "Sickle cell anemia") must not make a span read differently.
         let holding: Vec<&(BTreeSet<String>, BTreeSet<i64>)> = self
             .names
             .iter()
-            .filter(|(name, _)| span.iter().all(|t| name.contains(t)))
+            .filter(|(name, patients)| {
+                patients.len() >= self.min_patients && span.iter().all(|t| name.contains(t))
+            })
             .collect();
-        let patients: BTreeSet<i64> = holding.iter().flat_map(|(_, p)| p).copied().collect();
-        if holding.is_empty() || patients.len() < self.min_patients {
+        if holding.is_empty() {
             return None;
         }
         holding
@@ -1490,10 +1493,15 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
         // Only a conjoined condition ("asthma and diabetes": its words in more than one run,
         // as runs are cut at "and" and "or") keeps its parts from being read alone; "a drug
         // utilization review of diabetes" is about diabetes.
-        let conjoined = !analysis
-            .runs
+        let naming: Vec<&String> = terms
             .iter()
-            .any(|run| terms.iter().all(|t| run.contains(t)));
+            .filter(|t| names_something(t) && analysis.runs.iter().any(|r| r.contains(t)))
+            .collect();
+        let conjoined = naming.len() >= 2
+            && !analysis
+                .runs
+                .iter()
+                .any(|run| naming.iter().all(|t| run.contains(t)));
         if conjoined {
             grammar = terms;
         }
@@ -2027,6 +2035,10 @@ mod tests {
             ),
             // A semantic tag copied from a record is not part of what is asked.
             ("How many patients have sinusitis (disorder)?", "sinusitis"),
+            (
+                "Meds prescribed for hypertension, with patient counts per medication?",
+                "hypertension",
+            ),
             // Two conditions are not one of them.
             ("How many patients have asthma and diabetes?", ""),
             // A word a name merely holds is not the condition ("body" of a BMI finding,

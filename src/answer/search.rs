@@ -292,8 +292,6 @@ pub enum RetrievalMode {
 pub struct RetrievalFilter {
     /// Patients (None: every patient).
     pub patients: Option<Vec<i64>>,
-    /// Document days (None: any).
-    pub days: Option<Vec<NaiveDate>>,
     /// Only summary documents (conditions, allergies, medications).
     pub summaries_only: bool,
     /// Months of the document days, as their first days (None: any).
@@ -339,40 +337,37 @@ pub async fn retrieve(
             SELECT document_id, row_number() OVER (ORDER BY distance) AS rank FROM (
                 SELECT c.document_id, c.embedding <=> $1 AS distance
                 FROM chunks c JOIN documents d USING (document_id)
-                WHERE $7 AND ($2::bigint[] IS NULL OR d.patient_key = ANY($2))
-                  AND ($3::date[] IS NULL OR d.day = ANY($3))
-                  AND ($11::date[] IS NULL OR date_trunc('month', d.day)::date = ANY($11))
-                  AND (NOT $4 OR d.day IS NULL)
+                WHERE $6 AND ($2::bigint[] IS NULL OR d.patient_key = ANY($2))
+                  AND ($10::date[] IS NULL OR date_trunc('month', d.day)::date = ANY($10))
+                  AND (NOT $3 OR d.day IS NULL)
                 ORDER BY c.embedding <=> $1
-                LIMIT $5) ranked
+                LIMIT $4) ranked
          ), sparse AS (
             SELECT document_id, row_number() OVER (ORDER BY score DESC, document_id) AS rank FROM (
                 SELECT c.document_id, ts_rank_cd(c.text_search, q.query) AS score
                 FROM chunks c JOIN documents d USING (document_id),
-                     to_tsquery('english', $6) AS q(query)
-                WHERE $8 AND $6 <> '' AND c.text_search @@ q.query
+                     to_tsquery('english', $5) AS q(query)
+                WHERE $7 AND $5 <> '' AND c.text_search @@ q.query
                   AND ($2::bigint[] IS NULL OR d.patient_key = ANY($2))
-                  AND ($3::date[] IS NULL OR d.day = ANY($3))
-                  AND ($11::date[] IS NULL OR date_trunc('month', d.day)::date = ANY($11))
-                  AND (NOT $4 OR d.day IS NULL)
+                  AND ($10::date[] IS NULL OR date_trunc('month', d.day)::date = ANY($10))
+                  AND (NOT $3 OR d.day IS NULL)
                 ORDER BY score DESC, c.document_id
-                LIMIT $5) ranked
+                LIMIT $4) ranked
          ), fused AS (
             SELECT document_id, min(rank) AS rank FROM dense GROUP BY document_id
             UNION ALL
             SELECT document_id, min(rank) AS rank FROM sparse GROUP BY document_id
          ), scored AS (
-            SELECT document_id, sum(1.0 / ($9 + rank))::float8 AS score
+            SELECT document_id, sum(1.0 / ($8 + rank))::float8 AS score
             FROM fused GROUP BY document_id
          )
          SELECT s.document_id, d.patient_key, d.day, d.text, s.score
          FROM scored s JOIN documents d USING (document_id)
          ORDER BY s.score DESC, s.document_id
-         LIMIT $10",
+         LIMIT $9",
     )
     .bind(Vector::from(embedding.to_vec()))
     .bind(filter.patients.clone())
-    .bind(filter.days.clone())
     .bind(filter.summaries_only)
     .bind(depth)
     .bind(tsquery)
@@ -434,16 +429,15 @@ pub async fn by_day(
 }
 
 /// The facts a patient's summary keeps whose own date (a prescription, an onset, a care plan's
-/// start) falls on one of `days` or in one of `months`: one document per patient and date,
+/// start) falls in one of `months`: one document per patient and date,
 /// dated that day and carrying the summary's id. A dated question ("prescribed in November
 /// 2018") is answered from them as well as from the documents of those days.
 pub async fn events(
     pool: &PgPool,
     patients: &[i64],
-    days: &[NaiveDate],
     months: &[NaiveDate],
 ) -> Result<Vec<RetrievedDocument>, StoreError> {
-    if patients.is_empty() || (days.is_empty() && months.is_empty()) {
+    if patients.is_empty() || months.is_empty() {
         return Ok(Vec::new());
     }
     let rows = sqlx::query(
@@ -454,13 +448,12 @@ pub async fn events(
                WHERE patient_key = ANY($1) AND day IS NULL
                  AND event_date ~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])') f
          JOIN documents d ON d.patient_key = f.patient_key AND d.day IS NULL
-         WHERE f.event_day = ANY($2) OR date_trunc('month', f.event_day)::date = ANY($3)
+         WHERE date_trunc('month', f.event_day)::date = ANY($2)
          GROUP BY d.document_id, f.patient_key, f.event_day
          ORDER BY f.event_day, f.patient_key
          LIMIT 64",
     )
     .bind(patients)
-    .bind(days)
     .bind(months)
     .fetch_all(pool)
     .await?;
