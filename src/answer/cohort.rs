@@ -94,7 +94,10 @@ impl Topic {
             Topic::Immunizations
         } else if has("condition") {
             Topic::Conditions
-        } else if terms.iter().any(|t| !COUNT_WORDS.contains(&t.as_str())) {
+        } else if terms
+            .iter()
+            .any(|t| !COUNT_WORDS.contains(&t.as_str()) && !super::question::is_generic(t))
+        {
             Topic::Readings
         } else if !terms.is_empty() {
             Topic::Count
@@ -836,6 +839,11 @@ mod tests {
             Topic::Readings
         );
         assert_eq!(ask("Give me an overview"), Topic::Overview);
+        // Request and record words are no reading ("check", "charted").
+        assert_eq!(
+            ask("check how many patients have prediabetes"),
+            Topic::Count
+        );
     }
 
     #[test]

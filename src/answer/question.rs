@@ -540,7 +540,7 @@ fn canonical(word: &str) -> String {
         "allergies" | "allergic" | "allergen" | "allergens" => "allergy",
         "procedures" | "operations" | "operation" | "operated" | "surgeries" | "surgery"
         | "surgical" | "procs" | "proc" => "procedure",
-        "pts" => "patients",
+        "pts" | "people" | "persons" | "individuals" | "folks" => "patients",
         "vaccines" | "vaccine" | "vaccinations" | "vaccination" | "immunizations" | "shots" => {
             "immunization"
         }
@@ -821,7 +821,20 @@ const GENERIC_TERMS: &[&str] = &[
     "order",
     "ordered",
     "entry",
+    // how a record holds a fact, not which fact ("procedures charted for X dated …")
+    "charted",
+    "dated",
+    "documented",
+    "noted",
+    "logged",
+    "entered",
+    "listed",
 ];
+
+/// Whether a term names no concept of the record ("check", "value", "charted").
+pub(crate) fn is_generic(term: &str) -> bool {
+    GENERIC_TERMS.contains(&term)
+}
 
 /// Words written for a concept the records spell out.
 fn expansion(term: &str) -> Option<&'static [&'static str]> {
