@@ -404,8 +404,8 @@ fn cohort_subject(
         (!words.is_empty()).then(|| words.join(" "))
     });
     // A naming word the records (of k patients) never use: no patient holds that condition
-    // ("asthma and diabetes" where asthma is rarer is not "diabetes").
-    let unknown_word = analysis.condition.as_deref().is_some_and(|c| {
+    // ("cystic fibrosis"; "asthma and diabetes" where asthma is rarer is not "diabetes").
+    let unknown = analysis.condition.as_deref().is_some_and(|c| {
         crate::text::words(c)
             .iter()
             .any(|w| !is_known(w) && super::question::names_something(w))
@@ -423,12 +423,6 @@ fn cohort_subject(
         .cloned()
         .collect();
     let synthetic = render_query(&subject, &topic, known, &[]);
-    let unknown = unknown_word
-        || condition.is_none()
-            && analysis
-                .condition
-                .as_deref()
-                .is_some_and(super::question::names_something);
     (condition, synthetic, unknown)
 }
 
@@ -772,7 +766,7 @@ impl AnswerEngine {
     /// evaluation that asks its questions afresh.
     pub async fn forget_cohorts(&self, requester: &str) -> Result<(), AnswerError> {
         sqlx::query("DELETE FROM cohort_history WHERE requester_id = $1")
-            .bind(requester.trim().to_lowercase())
+            .bind(super::cohort::requester_key(requester))
             .execute(self.store.pool())
             .await
             .map_err(StoreError::from)?;
@@ -1022,7 +1016,7 @@ impl AnswerEngine {
         patients.dedup();
         if patients.len() >= k.max(1) {
             let asked = super::cohort::AskedCohort {
-                requester: requester.trim().to_lowercase(),
+                requester: super::cohort::requester_key(requester),
                 list: match scope {
                     Scope::All => None,
                     Scope::Patients(keys) => {
@@ -1507,8 +1501,9 @@ impl AnswerEngine {
         let death = death.and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
         let on = death.unwrap_or_else(|| chrono::Utc::now().date_naive());
         let band = crate::privacy::generalize::age_band(super::question::years_between(birth, on));
-        // "90 or older" is a band of years already.
-        let band = if band.ends_with("older") {
+        // "90 or older" is open-ended: "90 years or older", never "90 or older years old".
+        let open = band.ends_with("or older");
+        let band = if open {
             band.replace(" or older", " years or older")
         } else {
             format!("{band} years")
@@ -1520,7 +1515,7 @@ impl AnswerEngine {
             ),
             None => (
                 format!("The patient, overall record: Age is {band}"),
-                if band.ends_with("older") {
+                if open {
                     format!("The patient is {band}.")
                 } else {
                     format!("The patient is {band} old.")

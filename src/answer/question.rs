@@ -1391,7 +1391,7 @@ impl ConditionNames {
     ) -> ConditionNames {
         let mut by_terms: BTreeMap<BTreeSet<String>, BTreeSet<i64>> = BTreeMap::new();
         for (name, patients) in names {
-            let terms = content_terms(&SEMANTIC_TAG.replace_all(name.as_ref(), " "));
+            let terms = content_terms(&SNOMED_TAG.replace_all(name.as_ref(), " "));
             if !terms.is_empty() {
                 by_terms.entry(terms).or_default().extend(patients);
             }
@@ -1425,17 +1425,14 @@ impl ConditionNames {
     }
 }
 
-/// SNOMED CT's semantic tags, as a question may copy them from a record.
+/// SNOMED CT's semantic tags ("(disorder)", "(finding)", "(morphologic abnormality)"), in the
+/// records' names and as a question may copy them from a record: never part of what is named.
 static SNOMED_TAG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)\(\s*(?:disorder|finding|situation|procedure|morphologic abnormality|body structure|observable entity|regime/therapy|substance|qualifier value|event|person|product|physical object|record artifact)\s*\)",
     )
     .expect("valid regex")
 });
-
-/// "(disorder)", "(finding)", "(situation)", "(morphologic abnormality)".
-static SEMANTIC_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\([a-z ]+\)").expect("valid regex"));
 
 /// Whether a condition the grammar found names something: a word that is not generic, a count
 /// or a kind of fact ("cystic fibrosis" does; "the", "all", "total" do not).

@@ -13,9 +13,10 @@
 //! read from `eval/answer-paraphrases*.json` ([`Paraphrases`]), written by reviewers who did not
 //! read the answering code,
 //! apart from the retrieval question generator of [`super::questions`]) and
-//! `unanswerable` (a day in a month with no record: a day is answered for its month, a condition the patient does not have, a reading never
-//! taken, something no record holds). Care-team questions come from a requester whose panel
-//! holds the patient and seven others; cohort questions from a cohort role over every patient.
+//! `unanswerable` (a day in a month with no record: a day is answered for its month; a condition
+//! the patient does not have, a reading never taken, something no record holds). Care-team
+//! questions come from a requester whose panel holds the patient and seven others; cohort
+//! questions from a cohort role over every patient.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
