@@ -483,56 +483,66 @@ mod tests {
         assert_eq!(sizes.lock().unwrap().iter().sum::<usize>(), 4);
     }
 
+    /// Deterministic: the model holds its first batch until the test opens a gate, and the five
+    /// later texts are in the queue before it does (no real sleeps decide the outcome).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn texts_gather_while_the_model_is_busy_and_leave_when_it_is_free() {
-        struct Slow(Recording);
-        impl Embedder for Slow {
+        struct Gated {
+            inner: Recording,
+            started: tokio::sync::mpsc::UnboundedSender<()>,
+            gate: std::sync::mpsc::Receiver<()>,
+        }
+        impl Embedder for Gated {
             fn info(&self) -> &ModelInfo {
-                self.0.info()
+                self.inner.info()
             }
             fn token_counter(&self) -> TokenCounter {
-                self.0.token_counter()
+                self.inner.token_counter()
             }
             fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-                std::thread::sleep(Duration::from_millis(300));
-                self.0.embed(texts)
+                let _ = self.started.send(());
+                let _ = self.gate.recv();
+                self.inner.embed(texts)
             }
         }
         let sizes = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (started_tx, mut started) = tokio::sync::mpsc::unbounded_channel();
+        let (open, gate) = std::sync::mpsc::channel();
         let service = Arc::new(EmbeddingService::start(
-            Box::new(Slow(Recording {
-                inner: HashedEmbedder::new(16),
-                sizes: Arc::clone(&sizes),
-            })),
+            Box::new(Gated {
+                inner: Recording {
+                    inner: HashedEmbedder::new(16),
+                    sizes: Arc::clone(&sizes),
+                },
+                started: started_tx,
+                gate,
+            }),
             BatchLimits {
-                max_wait: Duration::from_secs(30),
+                // Far longer than the test: a batch that left on its timer would hang it.
+                max_wait: Duration::from_secs(3600),
                 cache_capacity: 0,
                 ..Default::default()
             },
         ));
-        let started = std::time::Instant::now();
         let first = tokio::spawn({
             let service = Arc::clone(&service);
             async move { service.embed(vec!["first".into()]).await }
         });
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        // The model is busy with "first": these five gather into one batch, which leaves as
-        // soon as the model is free, not after max_wait.
-        let rest: Vec<_> = (0..5)
-            .map(|i| {
-                let service = Arc::clone(&service);
-                tokio::spawn(async move { service.embed(vec![format!("text {i}")]).await })
-            })
-            .collect();
-        first.await.unwrap().unwrap();
-        for r in rest {
-            r.await.unwrap().unwrap();
+        // The model holds "first".
+        started.recv().await.unwrap();
+        // Each call queues its text on its first poll, then waits for the reply.
+        let mut rest = Box::pin(futures::future::join_all(
+            (0..5).map(|i| service.embed(vec![format!("text {i}")])),
+        ));
+        assert!(futures::poll!(rest.as_mut()).is_pending());
+        // The model is free: the five leave as one batch at once, not after max_wait.
+        for _ in 0..2 {
+            open.send(()).unwrap();
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "{:?}",
-            started.elapsed()
-        );
+        first.await.unwrap().unwrap();
+        for vector in rest.await {
+            vector.unwrap();
+        }
         assert_eq!(sizes.lock().unwrap().clone(), vec![1, 5]);
     }
 

@@ -592,6 +592,7 @@ mod tests {
             ..Default::default()
         };
         let _ = parse_message(&cases("json-comments.json"), limits);
-        assert!(started.elapsed() < Duration::from_secs(5));
+        // A hang, not a speed: generous, so that a loaded machine does not fail it.
+        assert!(started.elapsed() < Duration::from_secs(60));
     }
 }
