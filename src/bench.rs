@@ -515,6 +515,7 @@ async fn run_answer(
             answer_retry_max_attempts: 8,
             answer_stop_after_idle_secs: None,
             answer_stop_after_messages: Some(questions.len() as u64),
+            audit_key: None,
             dp: crate::dp::DpConfig::defaults(),
         };
         let engine = AnswerEngine::new(

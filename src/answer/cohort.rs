@@ -152,15 +152,10 @@ pub(crate) async fn cohort(
     })
 }
 
-/// The overlap control's key for a requester: one person, however the gateway spells the id.
-pub(crate) fn requester_key(id: &str) -> String {
-    id.trim().to_lowercase()
-}
-
 /// A cohort about to be answered to a requester without noise, for the overlap control.
 #[derive(Clone, Debug)]
 pub(crate) struct AskedCohort<'a> {
-    /// The requester, as [`requester_key`] writes it.
+    /// The requester, as [`super::contract::requester_key`] writes it.
     pub requester: String,
     /// The patient list the requester sent (sorted), `None` for every patient.
     pub list: Option<Vec<i64>>,

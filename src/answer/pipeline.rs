@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
-use sha2::{Digest, Sha256};
 
 use super::contract::{
     Answer, AnswerStatus, DpSpent, Mode, PrivacyFindings, PrivacySummary, Query, Timings,
@@ -33,6 +32,7 @@ use crate::dp::{DpConfig, Noise, PrivacyCost, TextPlan, VoteChooser};
 use crate::embed::batcher::EmbeddingService;
 use crate::embed::EmbedError;
 use crate::llm::{Backend, ChatRequest, LlmConfig, VoteRequest};
+use crate::privacy::digest::DigestKey;
 use crate::privacy::guard::PgVault;
 use crate::privacy::pseudonym::labels;
 use crate::privacy::{Guarded, PrivacyGuard};
@@ -135,6 +135,13 @@ pub struct AnswerConfig {
     /// Stop after this many queries (default: never).
     #[arg(long, env = "FHIR_RAG_ANSWER_STOP_AFTER_MESSAGES")]
     pub answer_stop_after_messages: Option<u64>,
+    /// Secret key of the request digests that the audit table and the DP ledger keep
+    /// (HMAC-SHA-256; at least 32 characters, e.g. `openssl rand -hex 32`). Every answer worker
+    /// of a deployment needs the same key. Without one, each worker draws a random key at start:
+    /// digests then differ between workers and restarts, so a DP query id asked again is
+    /// refused instead of getting its answer back.
+    #[arg(long, env = "FHIR_RAG_AUDIT_KEY", hide_env_values = true)]
+    pub audit_key: Option<DigestKey>,
     /// Differentially private answers and the per-requester budget.
     #[command(flatten)]
     pub dp: DpConfig,
@@ -358,6 +365,8 @@ struct Draft {
     trace: Trace,
     dp: Option<DpSpent>,
     dp_audit: Option<serde_json::Value>,
+    /// A DP spend was charged for this answer: the published answer goes to its ledger row.
+    dp_charged: bool,
 }
 
 impl Draft {
@@ -367,6 +376,30 @@ impl Draft {
         self.synthetic_query = outcome.synthetic_query.to_string();
         self.findings.reason = Some(outcome.reason.to_string());
     }
+}
+
+/// Whether a name the question writes in full ("Jane Smith") is not the whole name of one
+/// listed patient, though one of its words matches one ("Mary Smith" on the list): then it names
+/// somebody else (a patient outside the list, or nobody), and answering with the listed
+/// patient's record would be about the wrong person. Words the records use ("Smith fracture")
+/// are not names. A run none of whose words matched is left to the other checks.
+fn names_someone_else(
+    runs: &[Vec<String>],
+    resolution: &search::NameResolution,
+    known: &BTreeSet<String>,
+) -> bool {
+    let matched = |w: &String, words: &BTreeSet<String>| {
+        words.contains(w) || words.contains(&crate::text::strip_digits(w))
+    };
+    runs.iter().any(|run| {
+        let names: Vec<&String> = run.iter().filter(|w| !known.contains(*w)).collect();
+        let touches = names.iter().any(|w| matched(w, &resolution.name_words));
+        touches
+            && !resolution
+                .words_of
+                .values()
+                .any(|words| names.iter().all(|w| matched(w, words)))
+    })
 }
 
 /// What happened inside one answer, for the evaluation harness only: it holds record text and is
@@ -698,6 +731,11 @@ pub struct AnswerEngine {
     per_requester: DefaultKeyedRateLimiter<String>,
     llm_calls: DefaultDirectRateLimiter,
     budget: Budget,
+    /// Key of the request digests (audit, DP ledger).
+    digests: DigestKey,
+    /// Whether answers are recorded (audit rows, the overlap control's memory): off for a dry
+    /// run, whose answers must not depend on, nor change, what was asked before.
+    record: bool,
     /// The condition names the store holds, read at most once a minute (a cohort question's
     /// condition is matched against them).
     condition_names: tokio::sync::Mutex<Option<(Instant, usize, Arc<ConditionNames>)>>,
@@ -742,6 +780,16 @@ impl AnswerEngine {
         }
         config.dp.validate().map_err(AnswerError::Config)?;
         let budget = Budget::new(store.pool().clone(), config.dp.limits());
+        let digests = match &config.audit_key {
+            Some(key) => key.clone(),
+            None => {
+                tracing::warn!(
+                    "no --audit-key: request digests use a key of this process only (a DP \
+                     query id asked again after a restart or on another worker is refused)"
+                );
+                DigestKey::random()
+            }
+        };
         Ok(AnswerEngine {
             store,
             embedder,
@@ -753,6 +801,8 @@ impl AnswerEngine {
             per_requester,
             llm_calls,
             budget,
+            digests,
+            record: true,
             condition_names: tokio::sync::Mutex::new(None),
         })
     }
@@ -762,11 +812,19 @@ impl AnswerEngine {
         self.backend.name()
     }
 
+    /// This engine as a dry run: no audit row, and the overlap control neither reads nor writes
+    /// the cohorts answered before (each question is answered as if it were the first). A DP
+    /// question still spends from the budget: noise is never free.
+    pub fn dry_run(mut self) -> Self {
+        self.record = false;
+        self
+    }
+
     /// Forgets the cohorts answered to `requester` (the overlap control's memory), for an
     /// evaluation that asks its questions afresh.
     pub async fn forget_cohorts(&self, requester: &str) -> Result<(), AnswerError> {
         sqlx::query("DELETE FROM cohort_history WHERE requester_id = $1")
-            .bind(super::cohort::requester_key(requester))
+            .bind(super::contract::requester_key(requester))
             .execute(self.store.pool())
             .await
             .map_err(StoreError::from)?;
@@ -809,6 +867,31 @@ impl AnswerEngine {
         }
     }
 
+    /// The keyed digest of what a query asks: its role, question, patient list (sorted), mode
+    /// and ε as sent. Two deliveries of one query id are the same request only when these agree.
+    fn request_digest(&self, query: &Query) -> [u8; 32] {
+        let mut patients = query.requester.patients.clone().unwrap_or_default();
+        patients.sort();
+        patients.dedup();
+        let patients = patients.join("\u{1f}");
+        let listed = [query.requester.patients.is_some() as u8];
+        let role = crate::text::fold(query.requester.role.trim());
+        let epsilon = query
+            .options
+            .epsilon
+            .map(f64::to_bits)
+            .unwrap_or(0)
+            .to_be_bytes();
+        self.digests.digest(&[
+            role.as_bytes(),
+            query.question.as_bytes(),
+            &listed,
+            patients.as_bytes(),
+            query.options.mode.as_str().as_bytes(),
+            &epsilon,
+        ])
+    }
+
     /// Answers one query: the sealed answer (the only thing that may be published). Writes the
     /// audit row. Errors are transient (database, model thread) and worth a retry.
     pub async fn answer(&self, query: &Query) -> Result<Guarded<Answer>, AnswerError> {
@@ -822,7 +905,13 @@ impl AnswerEngine {
     ) -> Result<(Guarded<Answer>, Trace), AnswerError> {
         let started = Instant::now();
         let mut draft = Draft::default();
-        if self.per_requester.check_key(&query.requester.id).is_err() {
+        if self.reuses_query_id(query).await? {
+            draft.settle(policy::QUERY_ID_REUSED);
+        } else if self
+            .per_requester
+            .check_key(&query.requester.key())
+            .is_err()
+        {
             draft.status = Some(AnswerStatus::RateLimited);
             draft.answer = format!(
                 "Too many questions from this requester (limit {} per minute); please ask again shortly.",
@@ -860,8 +949,32 @@ impl AnswerEngine {
         let mut sealed = sealed;
         sealed.set_extra(draft.timings.clone());
         let trace = std::mem::take(&mut draft.trace);
-        self.audit(query, &sealed, &draft).await?;
+        if draft.dp_charged {
+            // Kept even in a dry run: the spend happened, and a replay must get this answer.
+            let published = serde_json::to_value(sealed.value())
+                .map_err(|e| AnswerError::from(sqlx::Error::Decode(Box::new(e))))?;
+            self.budget
+                .publish(&query.requester.key(), &query.query_id, &published)
+                .await?;
+        }
+        if self.record {
+            self.audit(query, &sealed, &draft).await?;
+        }
         Ok((sealed, trace))
+    }
+
+    /// Whether this requester's query id was answered before for another request. A query is
+    /// audited once; a redelivery of the same request is answered again (and counted), but a
+    /// query id is never a way to ask something else under an audit row that says otherwise.
+    async fn reuses_query_id(&self, query: &Query) -> Result<bool, AnswerError> {
+        let stored: Option<Vec<u8>> = sqlx::query_scalar(
+            "SELECT request_digest FROM answer_audit WHERE query_id = $1 AND requester_id = $2",
+        )
+        .bind(&query.query_id)
+        .bind(query.requester.key())
+        .fetch_optional(self.store.pool())
+        .await?;
+        Ok(stored.is_some_and(|d| d != self.request_digest(query)))
     }
 
     async fn run_agents(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
@@ -911,7 +1024,7 @@ impl AnswerEngine {
                 let result = if dp {
                     self.dp_cohort(query, &scope, &first, &known, draft).await
                 } else {
-                    self.cohort(&query.requester.id, &scope, &first, &known, draft)
+                    self.cohort(&query.requester.key(), &scope, &first, &known, draft)
                         .await
                 };
                 draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
@@ -933,6 +1046,10 @@ impl AnswerEngine {
                 let unresolved_names = first.name_like.iter().any(|w| !resolved(w));
                 let unresolved_capitalized = unknown_capitalized.iter().any(|w| !resolved(w));
                 if unresolved_names || (resolution.patients.is_empty() && unresolved_capitalized) {
+                    draft.settle(policy::NOT_ACCESSIBLE);
+                    return Ok(());
+                }
+                if names_someone_else(&first.name_runs, &resolution, &known) {
                     draft.settle(policy::NOT_ACCESSIBLE);
                     return Ok(());
                 }
@@ -1016,7 +1133,7 @@ impl AnswerEngine {
         patients.dedup();
         if patients.len() >= k.max(1) {
             let asked = super::cohort::AskedCohort {
-                requester: super::cohort::requester_key(requester),
+                requester: requester.to_string(),
                 list: match scope {
                     Scope::All => None,
                     Scope::Patients(keys) => {
@@ -1029,7 +1146,7 @@ impl AnswerEngine {
                 condition: condition.as_deref().unwrap_or(""),
                 patients: &patients,
             };
-            if super::cohort::overlap(pool, &asked, k, days).await? {
+            if self.record && super::cohort::overlap(pool, &asked, k, days).await? {
                 draft.settle(policy::COHORT_OVERLAP);
                 draft.synthetic_query = synthetic;
                 return Ok(());
@@ -1096,12 +1213,13 @@ impl AnswerEngine {
         } else {
             DpKind::Text
         };
-        let requester = &query.requester.id;
+        let requester = &query.requester.key();
+        let digest = self.request_digest(query);
         let spend = self
             .budget
-            .spend(requester, &query.query_id, cost, Noise::fresh_seed())
+            .spend(requester, &query.query_id, &digest, cost)
             .await?;
-        let (seed, replay) = match spend {
+        match spend {
             Spend::Exhausted { epsilon_left } => {
                 draft.settle(policy::BUDGET_EXHAUSTED);
                 draft.dp = Some(DpSpent {
@@ -1111,14 +1229,34 @@ impl AnswerEngine {
                 });
                 return Ok(());
             }
-            Spend::Granted { seed, replay } => (seed, replay),
-        };
-        let mut noise = Noise::from_seed(seed);
+            Spend::Conflict => {
+                draft.settle(policy::QUERY_ID_REUSED);
+                return Ok(());
+            }
+            Spend::Replay { published } => {
+                // The answer as first published, unchanged: it tells nothing new and costs
+                // nothing. (Recomputing it would draw fresh noise, or need a stored seed.)
+                let published: Answer = serde_json::from_value(published)
+                    .map_err(|e| AnswerError::from(sqlx::Error::Decode(Box::new(e))))?;
+                draft.status = Some(published.status);
+                draft.answer = published.answer;
+                draft.synthetic_query = published.synthetic_query;
+                draft.dp_audit = Some(serde_json::json!({"replay": true, "charged_epsilon": 0.0}));
+                draft.dp = Some(DpSpent {
+                    epsilon: 0.0,
+                    delta: 0.0,
+                    epsilon_left: self.budget.epsilon_left(requester).await?,
+                });
+                return Ok(());
+            }
+            Spend::Granted => draft.dp_charged = true,
+        }
+        let mut noise = Noise::from_seed(Noise::fresh_seed());
         let mut audit = serde_json::json!({
             "kind": kind.as_str(),
             "epsilon": epsilon,
             "delta": cost.delta,
-            "replay": replay,
+            "replay": false,
         });
         let refund = match kind {
             DpKind::Aggregate => {
@@ -1145,8 +1283,8 @@ impl AnswerEngine {
                 .await?
             }
         };
-        let mut charged = if replay { 0.0 } else { epsilon };
-        if refund > 0.0 && !replay {
+        let mut charged = epsilon;
+        if refund > 0.0 {
             self.budget
                 .refund(requester, &query.query_id, refund)
                 .await?;
@@ -1156,7 +1294,7 @@ impl AnswerEngine {
         draft.dp_audit = Some(audit);
         draft.dp = Some(DpSpent {
             epsilon: charged,
-            delta: if replay { 0.0 } else { cost.delta },
+            delta: cost.delta,
             epsilon_left: self.budget.epsilon_left(requester).await?,
         });
         if draft.synthetic_query.is_empty() {
@@ -1724,20 +1862,17 @@ impl AnswerEngine {
         let patients: Vec<i64> = draft.patients.iter().copied().collect();
         sqlx::query(
             "INSERT INTO answer_audit (query_id, requester_id, requester_role, status, backend,
-                 question_sha256, document_ids, patient_keys, llm_calls, guard_report, total_ms)
+                 request_digest, document_ids, patient_keys, llm_calls, guard_report, total_ms)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
              ON CONFLICT (query_id, requester_id) DO UPDATE SET
-                 status = EXCLUDED.status, document_ids = EXCLUDED.document_ids,
-                 patient_keys = EXCLUDED.patient_keys, llm_calls = EXCLUDED.llm_calls,
-                 guard_report = EXCLUDED.guard_report, total_ms = EXCLUDED.total_ms,
-                 answered_at = now(), times_answered = answer_audit.times_answered + 1",
+                 times_answered = answer_audit.times_answered + 1",
         )
         .bind(&query.query_id)
-        .bind(&query.requester.id)
+        .bind(query.requester.key())
         .bind(&query.requester.role)
         .bind(answer.status.as_str())
         .bind(&answer.backend)
-        .bind(Sha256::digest(query.question.as_bytes()).to_vec())
+        .bind(self.request_digest(query).to_vec())
         .bind(&draft.documents)
         .bind(&patients)
         .bind(answer.llm_calls as i32)
@@ -1752,6 +1887,48 @@ impl AnswerEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_name_must_be_one_listed_patients_whole_name() {
+        let set = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<BTreeSet<_>>();
+        // Mary Smith (1) and Jane Doe (2) are listed.
+        let resolution = |words_of: &[(i64, &[&str])]| search::NameResolution {
+            patients: words_of.iter().map(|(k, _)| *k).collect(),
+            name_words: words_of.iter().flat_map(|(_, w)| set(w)).collect(),
+            words_of: words_of.iter().map(|(k, w)| (*k, set(w))).collect(),
+            ambiguous: false,
+        };
+        let runs = |q: &str| analyze(q, &BTreeSet::new()).name_runs;
+        let known = set(&["fracture"]);
+        // "Jane Smith": Smith matched Mary Smith, Jane is nobody's first name there.
+        assert!(names_someone_else(
+            &runs("What is Jane Smith's latest weight?"),
+            &resolution(&[(1, &["smith"])]),
+            &known
+        ));
+        // Each word matched a different listed patient: still nobody's whole name.
+        assert!(names_someone_else(
+            &runs("Does Jane Smith have asthma?"),
+            &resolution(&[(1, &["smith"]), (2, &["jane"])]),
+            &known
+        ));
+        // The listed patient's own full name, a surname alone, a record word beside it.
+        assert!(!names_someone_else(
+            &runs("What is Mary Smith's latest weight?"),
+            &resolution(&[(1, &["mary", "smith"])]),
+            &known
+        ));
+        assert!(!names_someone_else(
+            &runs("Has Mrs. Smith had a flu shot?"),
+            &resolution(&[(1, &["smith"])]),
+            &known
+        ));
+        assert!(!names_someone_else(
+            &runs("Did Smith Fracture heal for Mary Smith?"),
+            &resolution(&[(1, &["mary", "smith"])]),
+            &known
+        ));
+    }
 
     #[test]
     fn voters_read_one_short_line_per_fact() {

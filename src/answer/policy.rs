@@ -143,6 +143,15 @@ pub const BUDGET_EXHAUSTED: Outcome = Outcome {
     reason: "dp_budget_exhausted",
 };
 
+/// A DP query id that was spent before for another request (another question, patient list,
+/// mode or ε): a repeated id is a retry of the same request, never a free re-ask.
+pub const QUERY_ID_REUSED: Outcome = Outcome {
+    status: AnswerStatus::Refused,
+    answer: "This query id was already used for another request; send a new query id.",
+    synthetic_query: "",
+    reason: "query_id_reused",
+};
+
 /// A query asking for a larger ε than `--dp-max-epsilon` allows.
 pub const EPSILON_TOO_LARGE: Outcome = Outcome {
     status: AnswerStatus::Refused,

@@ -623,6 +623,11 @@ pub struct QuestionAnalysis {
     /// ("elinor7"): names, unless the records use them ("Bronchitis", "HbA1c"), which the
     /// Search agent checks against the corpus, not the vault.
     pub capitalized: Vec<String>,
+    /// Runs of [`QuestionAnalysis::capitalized`] words written next to each other (only spaces
+    /// or hyphens between): a person's full name as the question wrote it ("Jane Smith"). A run
+    /// one of whose words names a listed patient must be that patient's name as a whole: a first
+    /// name nobody on the list has, before a listed patient's surname, is somebody else.
+    pub name_runs: Vec<Vec<String>>,
     /// Identifiers the question holds (phone numbers, e-mail addresses, record numbers, UUIDs,
     /// birth dates…), found by patterns that do not read the vault.
     pub identifiers: usize,
@@ -866,6 +871,9 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let mut candidates = BTreeSet::new();
     let mut name_like = BTreeSet::new();
     let mut capitalized = BTreeSet::new();
+    let mut name_runs: Vec<Vec<String>> = Vec::new();
+    // Where the last capitalized word ended, to tell whether the next one continues its run.
+    let mut last_capitalized_end: Option<usize> = None;
     let mut terms = Vec::new();
     let mut broad_only = true;
     let mut any_term = false;
@@ -946,6 +954,16 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                     && letters >= 2
             {
                 capitalized.insert(word.to_string());
+                let continues = last_capitalized_end.is_some_and(|end| {
+                    question[end..token.start]
+                        .chars()
+                        .all(|c| c == ' ' || c == '-')
+                });
+                match name_runs.last_mut() {
+                    Some(run) if continues => run.push(word.to_string()),
+                    _ => name_runs.push(vec![word.to_string()]),
+                }
+                last_capitalized_end = Some(token.end);
             }
         }
         if let Some(r) = Recency::of(word) {
@@ -1060,6 +1078,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         name_candidates: candidates.into_iter().collect(),
         name_like: name_like.into_iter().collect(),
         capitalized: capitalized.into_iter().collect(),
+        name_runs,
         identifiers,
         condition: condition(&question),
         terms,

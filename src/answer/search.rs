@@ -76,6 +76,8 @@ pub struct NameResolution {
     pub patients: Vec<i64>,
     /// The question's words (folded) that matched a name.
     pub name_words: BTreeSet<String>,
+    /// The question's words that matched each of the best patients' names.
+    pub words_of: BTreeMap<i64, BTreeSet<String>>,
     /// Whether one name word matched several of the best patients: the question does not say
     /// which of them it means.
     pub ambiguous: bool,
@@ -152,10 +154,12 @@ pub async fn resolve_names(
     for (key, (g, f)) in scores {
         if best > 0 && g + f == best {
             resolution.patients.push(key);
-            for word in words_of.remove(&key).unwrap_or_default() {
+            let words = words_of.remove(&key).unwrap_or_default();
+            for word in &words {
                 *patients_of_word.entry(word.clone()).or_default() += 1;
-                resolution.name_words.insert(word);
+                resolution.name_words.insert(word.clone());
             }
+            resolution.words_of.insert(key, words);
         }
     }
     resolution.ambiguous = resolution.patients.len() > 1

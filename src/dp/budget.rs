@@ -2,12 +2,19 @@
 //!
 //! A DP answer first *spends*: one transaction that either adds its (ε, δ) to the requester's
 //! row for the current period, if that stays within the budget, and writes the ledger row with
-//! the answer's noise seed, or changes nothing and reports the budget exhausted. The guarded
-//! `UPDATE … WHERE spent + cost <= limit` takes the row lock and re-reads the row under it, so
-//! concurrent workers never overspend. A query id already in the ledger spends nothing again and
-//! gets its stored seed back (a retry after a crash replays the same noise). Answers refused
-//! before any noise is drawn spend nothing; a DP text answer refused on its noisy voter count
-//! gives back what it did not use ([`Budget::refund`]).
+//! a keyed digest of the request (role, question, patient list, mode, ε), or changes nothing and
+//! reports the budget exhausted. The guarded `UPDATE … WHERE spent + cost <= limit` takes the row
+//! lock and re-reads the row under it, so concurrent workers never overspend. No noise seed is
+//! kept (anyone who could read it could strip the noise). A query id already in the ledger:
+//!
+//! - with the same digest and a published answer gets that answer back, unchanged and free
+//!   ([`Spend::Replay`]): it tells nothing the first did not;
+//! - with the same digest and no published answer (a crash before publishing) is charged again
+//!   and draws fresh noise;
+//! - with another digest is refused ([`Spend::Conflict`]): a replay is never a free re-ask.
+//!
+//! Answers refused before any noise is drawn spend nothing; a DP text answer refused on its
+//! noisy voter count gives back what it did not use ([`Budget::refund`]).
 
 use sqlx::{PgPool, Row};
 
@@ -51,13 +58,17 @@ pub struct Limits {
 /// The result of asking to spend.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Spend {
-    /// Spent now (or earlier, by the same query id): the noise seed to use.
-    Granted {
-        /// The answer's noise seed.
-        seed: [u8; 32],
-        /// True when this query id had spent before (a retry): nothing was charged now.
-        replay: bool,
+    /// Charged now: draw fresh noise (its seed is never stored).
+    Granted,
+    /// This query id was answered before for the same request: its published answer, to be sent
+    /// again unchanged (nothing was charged; the same answer tells nothing new).
+    Replay {
+        /// The answer as first published.
+        published: serde_json::Value,
     },
+    /// This query id was spent before for another request (another question, patient list,
+    /// mode or ε): refused, never free.
+    Conflict,
     /// The period's budget cannot pay for this answer: nothing was charged.
     Exhausted {
         /// ε left in the period.
@@ -85,29 +96,49 @@ impl Budget {
         self.limits
     }
 
-    /// Spends `cost` for one answer of `requester` to `query_id`, atomically.
+    /// Spends `cost` for one answer of `requester` to `query_id` asking what `digest` binds
+    /// (a keyed digest of the request), atomically. The ledger row is locked while it is read,
+    /// so two deliveries of one query id are decided one after the other.
     pub async fn spend(
         &self,
         requester: &str,
         query_id: &str,
+        digest: &[u8],
         cost: PrivacyCost,
-        seed: [u8; 32],
     ) -> Result<Spend, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
-        let previous: Option<Vec<u8>> = sqlx::query_scalar(
-            "SELECT noise_seed FROM dp_spend WHERE requester_id = $1 AND query_id = $2",
+        // Serializes the spends of one (requester, query id), the first one included (no row
+        // to lock yet).
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2, 7))")
+            .bind(requester)
+            .bind(query_id)
+            .execute(&mut *tx)
+            .await?;
+        let previous = sqlx::query(
+            "SELECT request_digest, published FROM dp_spend
+             WHERE requester_id = $1 AND query_id = $2",
         )
         .bind(requester)
         .bind(query_id)
         .fetch_optional(&mut *tx)
         .await?;
-        if let Some(previous) = previous {
-            tx.rollback().await?;
-            return Ok(Spend::Granted {
-                seed: seed_of(&previous),
-                replay: true,
-            });
-        }
+        let unpublished = match previous {
+            Some(row) => {
+                let stored: Vec<u8> = row.get("request_digest");
+                let published: Option<serde_json::Value> = row.get("published");
+                if stored.as_slice() != digest {
+                    tx.rollback().await?;
+                    return Ok(Spend::Conflict);
+                }
+                if let Some(published) = published {
+                    tx.rollback().await?;
+                    return Ok(Spend::Replay { published });
+                }
+                // Spent, never published (a crash in between): fresh noise, paid again.
+                true
+            }
+            None => false,
+        };
         let period = self.limits.period.sql();
         sqlx::query(
             "INSERT INTO dp_budget (requester_id, period_start)
@@ -140,28 +171,57 @@ impl Budget {
             return Ok(Spend::Exhausted { epsilon_left: left });
         };
         let period_start: chrono::DateTime<chrono::Utc> = updated.get("period_start");
-        let inserted = sqlx::query(
-            "INSERT INTO dp_spend (requester_id, query_id, period_start, epsilon, delta, noise_seed)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+        if unpublished {
+            // The row keeps its first period: a refund goes back where the last spend went.
+            sqlx::query(
+                "UPDATE dp_spend SET epsilon = epsilon + $3, delta = delta + $4,
+                     period_start = $5, spent_at = now()
+                 WHERE requester_id = $1 AND query_id = $2",
+            )
+            .bind(requester)
+            .bind(query_id)
+            .bind(cost.epsilon)
+            .bind(cost.delta)
+            .bind(period_start)
+            .execute(&mut *tx)
+            .await?;
+        } else {
+            sqlx::query(
+                "INSERT INTO dp_spend (requester_id, query_id, period_start, epsilon, delta,
+                     request_digest)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(requester)
+            .bind(query_id)
+            .bind(period_start)
+            .bind(cost.epsilon)
+            .bind(cost.delta)
+            .bind(digest)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(Spend::Granted)
+    }
+
+    /// Keeps the answer published for a spend, so that a repeated query id gets it back instead
+    /// of fresh noise. Written once: a later call for the same spend changes nothing.
+    pub async fn publish(
+        &self,
+        requester: &str,
+        query_id: &str,
+        published: &serde_json::Value,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "UPDATE dp_spend SET published = $3
+             WHERE requester_id = $1 AND query_id = $2 AND published IS NULL",
         )
         .bind(requester)
         .bind(query_id)
-        .bind(period_start)
-        .bind(cost.epsilon)
-        .bind(cost.delta)
-        .bind(seed.to_vec())
-        .execute(&mut *tx)
+        .bind(published)
+        .execute(&self.pool)
         .await?;
-        if inserted.rows_affected() == 0 {
-            // The same query id spent concurrently: keep its spend, not ours.
-            tx.rollback().await?;
-            return Box::pin(self.spend(requester, query_id, cost, seed)).await;
-        }
-        tx.commit().await?;
-        Ok(Spend::Granted {
-            seed,
-            replay: false,
-        })
+        Ok(())
     }
 
     /// Gives back `epsilon` of a query's spend that was not used (never more than it spent).
@@ -217,12 +277,4 @@ impl Budget {
         .await?;
         Ok((self.limits.epsilon - spent.unwrap_or(0.0)).max(0.0))
     }
-}
-
-fn seed_of(bytes: &[u8]) -> [u8; 32] {
-    let mut seed = [0u8; 32];
-    for (s, b) in seed.iter_mut().zip(bytes) {
-        *s = *b;
-    }
-    seed
 }

@@ -127,9 +127,10 @@ impl TextPlan {
     }
 }
 
-/// The answer's noise: a ChaCha20 stream from a 32-byte seed. A query answered twice (a retry
-/// after a crash) draws the same noise from the seed stored with its spend, so replaying a
-/// query id does not average the noise away.
+/// The answer's noise: a ChaCha20 stream from a fresh 32-byte seed that is never stored (whoever
+/// could read it could strip the noise). A query id asked again gets its published answer back
+/// from the ledger instead of new noise (see [`budget`]), so a replay does not average the
+/// noise away.
 pub struct Noise {
     rng: ChaCha20Rng,
 }

@@ -381,8 +381,10 @@ pub struct BudgetRun {
     pub exhausted_refusals: usize,
     /// ε the ledger shows spent afterwards.
     pub spent_epsilon: f64,
-    /// A query id sent again was charged nothing.
+    /// A query id sent again with the same request got its first answer back, charged nothing.
     pub replay_free: bool,
+    /// A query id sent again with another question was refused (never answered for free).
+    pub reuse_refused: bool,
 }
 
 /// Evaluation settings.
@@ -680,8 +682,12 @@ impl DpEval<'_> {
             epsilon_per_answer: config.dp.dp_epsilon,
             ..Default::default()
         };
+        let mut first = None;
         for n in 0..6 {
             let answer = engine.answer(&query(n)).await?;
+            if n == 0 {
+                first = Some(answer.value().answer.clone());
+            }
             run.asked += 1;
             match answer.value().status {
                 AnswerStatus::BudgetExhausted => run.exhausted_refusals += 1,
@@ -694,7 +700,11 @@ impl DpEval<'_> {
             .privacy
             .dp
             .as_ref()
-            .is_some_and(|d| d.epsilon == 0.0);
+            .is_some_and(|d| d.epsilon == 0.0)
+            && Some(&replay.value().answer) == first.as_ref();
+        let mut reuse = query(0);
+        reuse.question = "How many patients have each condition?".into();
+        run.reuse_refused = engine.answer(&reuse).await?.value().status == AnswerStatus::Refused;
         run.spent_epsilon = sqlx::query_scalar::<_, f64>(
             "SELECT coalesce(sum(epsilon_spent), 0) FROM dp_budget WHERE requester_id = $1",
         )
@@ -733,14 +743,16 @@ pub fn markdown(report: &DpReport, stamp: &str) -> String {
     let b = &report.budget;
     out.push_str(&format!(
         "\nBudget: {} DP questions at ε = {} against a budget of ε = {}: {} answered, {} refused \
-         with `budget_exhausted`, ε spent {}; a replayed query id charged nothing: {}.\n",
+         with `budget_exhausted`, ε spent {}; a replayed query id got its first answer back and \
+         was charged nothing: {}; a query id reused for another question was refused: {}.\n",
         b.asked,
         b.epsilon_per_answer,
         b.budget_epsilon,
         b.granted,
         b.exhausted_refusals,
         b.spent_epsilon,
-        b.replay_free
+        b.replay_free,
+        b.reuse_refused
     ));
     out
 }

@@ -169,6 +169,21 @@ pub enum EvalCommand {
         /// The question.
         question: String,
     },
+    /// Answers every question of a file as the requester it names (role and patient list), each
+    /// as a dry run (no audit row, no overlap memory: the order of the questions changes
+    /// nothing), and writes `[{id, status, answer, synthetic_query}]` for a grader that shares
+    /// nothing with the answer path (`eval/natural/grade.py`).
+    Natural {
+        /// Setup.
+        #[command(flatten)]
+        setup: EvalSetup,
+        /// Question file: a JSON list of `{id, role, patients?, question}`.
+        #[arg(long, default_value = "eval/natural/questions.json")]
+        questions: PathBuf,
+        /// Where to write the answers.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// BLEU, ROUGE and SemScore of synthetic against original components (Tables 4.3, 4.4).
     Utility {
         /// Setup.
@@ -470,6 +485,7 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
         } => {
             let mode = parse_mode(&mode)?;
             let (_, _, engine) = open_engine(&setup).await?;
+            let engine = engine.dry_run();
             let query = crate::answer::contract::Query {
                 query_id: format!("eval-ask-{}", chrono::Utc::now().timestamp_micros()),
                 requester: crate::answer::contract::Requester {
@@ -490,6 +506,45 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             println!("synthetic query: {}", answer.synthetic_query);
             println!("documents retrieved: {}", trace.retrieved.len());
             println!("synthetic document: {}", trace.synthetic_document);
+        }
+        EvalCommand::Natural {
+            setup,
+            questions,
+            out,
+        } => {
+            #[derive(serde::Deserialize)]
+            struct Asked {
+                id: String,
+                role: String,
+                #[serde(default)]
+                patients: Option<Vec<String>>,
+                question: String,
+            }
+            let asked: Vec<Asked> = serde_json::from_slice(&std::fs::read(&questions)?)?;
+            let (_, _, engine) = open_engine(&setup).await?;
+            let engine = engine.dry_run();
+            let mut answers = Vec::new();
+            for (n, q) in asked.into_iter().enumerate() {
+                let query = crate::answer::contract::Query {
+                    query_id: format!("eval-natural-{n}"),
+                    requester: crate::answer::contract::Requester {
+                        id: "eval-natural".into(),
+                        role: q.role,
+                        patients: q.patients,
+                    },
+                    question: q.question,
+                    options: Default::default(),
+                };
+                let (answer, _) = engine.answer(&query).await?.into_parts();
+                println!("{} {}: {}", q.id, answer.status.as_str(), answer.answer);
+                answers.push(serde_json::json!({
+                    "id": q.id,
+                    "status": answer.status.as_str(),
+                    "answer": answer.answer,
+                    "synthetic_query": answer.synthetic_query,
+                }));
+            }
+            std::fs::write(&out, serde_json::to_vec_pretty(&answers)?)?;
         }
         EvalCommand::Answers {
             setup,

@@ -7,8 +7,10 @@
 //! - [`deid`]: de-identification of record free text at ingest.
 //! - [`generalize`]: rounding, date and age generalization, folding readings into ranges.
 //! - [`pseudonym`]: per-answer pseudonyms ("Patient A"), never stable across answers.
+//! - [`digest`]: keyed digests of requests for the audit table and the DP ledger.
 
 pub mod deid;
+pub mod digest;
 pub mod generalize;
 pub mod guard;
 pub mod pseudonym;

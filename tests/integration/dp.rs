@@ -18,8 +18,10 @@ fn cost(epsilon: f64) -> PrivacyCost {
 }
 
 /// Forty concurrent spends of ε = 1 against a budget of 7.5: exactly seven are granted, the
-/// ledger never passes the limit, a replayed query id is free and gets its seed back, ten
-/// concurrent spends of one query id charge once, and a refund gives back at most the spend.
+/// ledger never passes the limit and keeps no noise seed; a repeated query id asking the same
+/// thing gets its published answer back for free, one asking anything else is refused, one
+/// whose answer was never published pays again (so ten concurrent deliveries of one query id are
+/// decided one after the other, each paying); and a refund gives back at most the spend.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_budget_never_overspends_under_concurrent_spends() {
     let run = TestRun::new("dpbudget").await;
@@ -43,7 +45,7 @@ async fn the_budget_never_overspends_under_concurrent_spends() {
         let budget = budget.clone();
         tasks.push(tokio::spawn(async move {
             budget
-                .spend("researcher-1", &format!("q{i}"), cost(1.0), [i; 32])
+                .spend("researcher-1", &format!("q{i}"), &[i; 32], cost(1.0))
                 .await
                 .unwrap()
         }));
@@ -52,9 +54,9 @@ async fn the_budget_never_overspends_under_concurrent_spends() {
     let mut exhausted = 0;
     for task in tasks {
         match task.await.unwrap() {
-            Spend::Granted { replay: false, .. } => granted += 1,
-            Spend::Granted { replay: true, .. } => panic!("distinct ids are not replays"),
+            Spend::Granted => granted += 1,
             Spend::Exhausted { .. } => exhausted += 1,
+            other => panic!("distinct ids are not replays: {other:?}"),
         }
     }
     assert_eq!((granted, exhausted), (7, 33));
@@ -72,55 +74,83 @@ async fn the_budget_never_overspends_under_concurrent_spends() {
             .await
             .unwrap();
     assert_eq!(ledger, 7);
+    let seed_columns: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM information_schema.columns
+         WHERE table_name = 'dp_spend' AND column_name LIKE '%seed%'",
+    )
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(seed_columns, 0, "no noise seed is kept");
 
-    // A query id that spent before: free, and the same noise seed.
-    let seed: Vec<u8> = sqlx::query_scalar(
-        "SELECT noise_seed FROM dp_spend WHERE requester_id = 'researcher-1' ORDER BY query_id LIMIT 1",
+    let (id, digest): (String, Vec<u8>) = sqlx::query_as(
+        "SELECT query_id, request_digest FROM dp_spend WHERE requester_id = 'researcher-1'
+         ORDER BY query_id LIMIT 1",
     )
     .fetch_one(store.pool())
     .await
     .unwrap();
-    let id: String = sqlx::query_scalar(
-        "SELECT query_id FROM dp_spend WHERE requester_id = 'researcher-1' ORDER BY query_id LIMIT 1",
-    )
-    .fetch_one(store.pool())
-    .await
-    .unwrap();
-    match budget
-        .spend("researcher-1", &id, cost(1.0), [99; 32])
+    // Asked again before its answer was published (a crash in between): charged again, even
+    // past what a fresh query could spend (0.5 left, 1 asked): exhausted.
+    assert!(matches!(
+        budget
+            .spend("researcher-1", &id, &digest, cost(1.0))
+            .await
+            .unwrap(),
+        Spend::Exhausted { .. }
+    ));
+    let published = serde_json::json!({"status": "answered", "answer": "About 10 patients."});
+    budget
+        .publish("researcher-1", &id, &published)
         .await
-        .unwrap()
-    {
-        Spend::Granted { seed: s, replay } => {
-            assert!(replay);
-            assert_eq!(s.to_vec(), seed);
+        .unwrap();
+    // Written once.
+    budget
+        .publish("researcher-1", &id, &serde_json::json!({"answer": "other"}))
+        .await
+        .unwrap();
+    // The same request again: the published answer, free.
+    assert_eq!(
+        budget
+            .spend("researcher-1", &id, &digest, cost(1.0))
+            .await
+            .unwrap(),
+        Spend::Replay {
+            published: published.clone()
         }
-        other => panic!("{other:?}"),
-    }
+    );
+    // The same query id asking anything else: refused, never free.
+    assert_eq!(
+        budget
+            .spend("researcher-1", &id, &[0xee; 32], cost(0.1))
+            .await
+            .unwrap(),
+        Spend::Conflict
+    );
+    assert!((budget.epsilon_left("researcher-1").await.unwrap() - 0.5).abs() < 1e-9);
 
-    // Ten concurrent spends of one new query id by another requester charge once.
+    // Ten concurrent deliveries of one new query id by another requester, none published yet.
     let mut tasks = Vec::new();
-    for i in 0..10u8 {
+    for _ in 0..10u8 {
         let budget = budget.clone();
         tasks.push(tokio::spawn(async move {
             budget
-                .spend("researcher-2", "same", cost(2.0), [i; 32])
+                .spend("researcher-2", "same", &[7; 32], cost(2.0))
                 .await
                 .unwrap()
         }));
     }
-    let mut seeds = std::collections::BTreeSet::new();
+    let mut outcomes = Vec::new();
     for task in tasks {
-        let Spend::Granted { seed, .. } = task.await.unwrap() else {
-            panic!("within budget")
-        };
-        seeds.insert(seed);
+        outcomes.push(task.await.unwrap());
     }
-    assert_eq!(
-        seeds.len(),
-        1,
-        "every answer to one query id uses one noise"
-    );
+    // Unpublished spends of the same request pay again each time, so the ten are decided one
+    // after the other: three pay 2 each within 7.5, the rest are exhausted.
+    let paid = outcomes.iter().filter(|o| **o == Spend::Granted).count();
+    assert_eq!(paid, 3, "{outcomes:?}");
+    assert!((budget.epsilon_left("researcher-2").await.unwrap() - 1.5).abs() < 1e-9);
+    // Refund all but one spend's worth so the refund checks below start from 5.5 left.
+    budget.refund("researcher-2", "same", 4.0).await.unwrap();
     assert!((budget.epsilon_left("researcher-2").await.unwrap() - 5.5).abs() < 1e-9);
 
     // A refund gives back at most what the query spent; the ledger never goes negative.
@@ -234,7 +264,38 @@ async fn dp_answers_spend_from_the_budget_and_stop_when_it_is_spent() {
         run.publish_queries(std::slice::from_ref(query)).await;
         answers = run.answers(n + 1, Duration::from_secs(900), &mut worker);
     }
+    // A query id sent again: with the same request, the answer first published, for nothing;
+    // with another question, refused (before, both were free and replayed the stored noise).
+    run.publish_queries(&[queries[0].clone()]).await;
+    let replay = run.answer_messages(
+        |seen| seen.len() >= 6,
+        Duration::from_secs(900),
+        &mut worker,
+    );
+    run.publish_queries(&[dp_query(
+        "count-1",
+        "R1\u{200b}",
+        "How many patients have each condition?",
+        Some(10.0),
+    )])
+    .await;
+    let reuse = run.answer_messages(
+        |seen| seen.len() >= 7,
+        Duration::from_secs(900),
+        &mut worker,
+    );
     let (_, _, log) = worker.terminate();
+    let replay = replay
+        .iter()
+        .filter(|a| a.query_id == "count-1")
+        .collect::<Vec<_>>();
+    assert_eq!(replay.len(), 2, "{log}");
+    assert_eq!(replay[0].answer, replay[1].answer);
+    assert_eq!(replay[1].privacy.dp.as_ref().unwrap().epsilon, 0.0);
+    let reused = reuse.last().unwrap();
+    assert_eq!(reused.query_id, "count-1");
+    assert_eq!(reused.status, AnswerStatus::Refused, "{}", reused.answer);
+    assert!(reused.answer.contains("already used"), "{}", reused.answer);
     let schema_text = std::fs::read_to_string(repo().join("topics/rag.answers.json")).unwrap();
     let contract: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
     let schema = jsonschema::validator_for(&contract["value_schema"]).unwrap();

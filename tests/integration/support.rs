@@ -396,6 +396,26 @@ impl TestRun {
         timeout: Duration,
         worker: &mut Worker,
     ) -> BTreeMap<String, fhir_rag::answer::contract::Answer> {
+        let distinct = |seen: &[fhir_rag::answer::contract::Answer]| {
+            seen.iter()
+                .map(|a| &a.query_id)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        };
+        self.answer_messages(|seen| distinct(seen) >= expected, timeout, worker)
+            .into_iter()
+            .map(|a| (a.query_id.clone(), a))
+            .collect()
+    }
+
+    /// Every answer message on the answer topic, in the order read, until `done` holds (a query
+    /// id answered twice appears twice).
+    pub fn answer_messages(
+        &self,
+        done: impl Fn(&[fhir_rag::answer::contract::Answer]) -> bool,
+        timeout: Duration,
+        worker: &mut Worker,
+    ) -> Vec<fhir_rag::answer::contract::Answer> {
         let consumer: BaseConsumer = self
             .services
             .bus()
@@ -407,12 +427,12 @@ impl TestRun {
             .create()
             .unwrap();
         consumer.subscribe(&[&self.answer_topic]).unwrap();
-        let mut seen = BTreeMap::new();
+        let mut seen = Vec::new();
         let started = Instant::now();
-        while seen.len() < expected {
+        while !done(&seen) {
             assert!(
                 started.elapsed() < timeout,
-                "{} of {expected} answers after {timeout:?}\n{}",
+                "{} answers after {timeout:?}\n{}",
                 seen.len(),
                 worker.log_tail()
             );
@@ -425,7 +445,7 @@ impl TestRun {
             if let Some(Ok(message)) = consumer.poll(Duration::from_millis(500)) {
                 let answer: fhir_rag::answer::contract::Answer =
                     serde_json::from_slice(message.payload().unwrap()).expect("an answer");
-                seen.insert(answer.query_id.clone(), answer);
+                seen.push(answer);
             }
         }
         seen
