@@ -1517,10 +1517,32 @@ impl AnswerEngine {
             _ => "the named patients",
         };
         let synthetic = render_query(subject, &analysis.terms, known, &analysis.months);
-        // For one named patient of the requester's own, "not found" says what is missing.
-        let missing = (resolution.patients.len() == 1)
-            .then(|| super::question::not_on_record(&analysis, known))
-            .flatten();
+        // For one named patient of the requester's own, "not found" says what is missing, but
+        // only after the whole record was searched for it: a concept on record that the
+        // retrieved documents did not answer is "could not answer", never "nothing on record".
+        let missing = match (
+            resolution.patients.as_slice(),
+            super::question::not_on_record(&analysis, known),
+        ) {
+            ([patient], Some(absent)) => {
+                let mut on_record = false;
+                for concept in super::question::named_concepts(&analysis, known) {
+                    if !search::by_day(self.store.pool(), &[*patient], &concept, true, 1)
+                        .await?
+                        .is_empty()
+                    {
+                        on_record = true;
+                        break;
+                    }
+                }
+                Some(if on_record {
+                    super::question::on_record_but_unanswered(&analysis, known)
+                } else {
+                    absent
+                })
+            }
+            _ => None,
+        };
         if documents.is_empty() {
             draft.status = Some(AnswerStatus::NotFound);
             draft.answer = missing.unwrap_or_else(|| NOT_FOUND_ANSWER.into());

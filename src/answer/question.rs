@@ -478,15 +478,62 @@ static EVERYDAY_NAMES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     .collect()
 });
 
-/// The question with everyday names of readings in the records' words.
-fn record_words(question: &str) -> String {
+/// Clinical words the records do not use, in the records' words: a table kept as data
+/// (`lexicon.tsv`, with its sources), longest phrase first so that "flu shot" wins over "flu".
+static LEXICON: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
+    let mut entries: Vec<(&str, &str)> = include_str!("lexicon.tsv")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(phrase, words)| (phrase.trim(), words.trim()))
+        .collect();
+    entries.sort_by_key(|(phrase, _)| std::cmp::Reverse(phrase.len()));
+    entries
+        .into_iter()
+        .map(|(phrase, words)| {
+            // A phrase in capitals is an abbreviation only in capitals ("PE", not "pe").
+            let capitals = phrase.chars().any(|c| c.is_alphabetic())
+                && !phrase.chars().any(|c| c.is_lowercase());
+            let flags = if capitals { "" } else { "(?i)" };
+            let words_pattern = phrase
+                .split_whitespace()
+                .map(regex::escape)
+                .collect::<Vec<_>>()
+                .join(r"\s+");
+            // Not inside a hyphenated or dotted word ("COVID-19", "a.m."), nor before a digit.
+            let pattern = format!(r"{flags}(^|[^\w.-])({words_pattern})($|[^\w-])");
+            (
+                Regex::new(&pattern).expect("valid lexicon phrase"),
+                format!("${{1}}{words}${{3}}"),
+            )
+        })
+        .collect()
+});
+
+/// The question with everyday names of readings and the clinical words of the lexicon in the
+/// records' words, and the words only the rewriting brought in (never names: "camila" for
+/// "birth control" is a drug, not a patient the care team listed).
+fn record_words(question: &str) -> (String, BTreeSet<String>) {
     let mut out = question.to_string();
     for (pattern, to) in EVERYDAY_NAMES.iter() {
         if pattern.is_match(&out) {
             out = pattern.replace_all(&out, *to).into_owned();
         }
     }
-    out.replace("body body temperature", "body temperature")
+    for (pattern, to) in LEXICON.iter() {
+        if pattern.is_match(&out) {
+            // Twice: adjacent matches share the separator between them.
+            out = pattern.replace_all(&out, to.as_str()).into_owned();
+            out = pattern.replace_all(&out, to.as_str()).into_owned();
+        }
+    }
+    let out = out.replace("body body temperature", "body temperature");
+    let asked: BTreeSet<String> = crate::text::words(question).into_iter().collect();
+    let introduced = crate::text::words(&out)
+        .into_iter()
+        .filter(|w| !asked.contains(w))
+        .collect();
+    (out, introduced)
 }
 
 /// Months' names (also stopwords: never content terms).
@@ -857,7 +904,7 @@ const BIRTH_CUES: &[&str] = &["born", "birth", "birthday", "dob", "birthdate"];
 /// Analyses a question. `name_words` are words already known to be names (folded); they are
 /// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
-    let question = record_words(&crate::text::strip_control_sequences(question));
+    let (question, introduced) = record_words(&crate::text::strip_control_sequences(question));
     // A SNOMED semantic tag copied with a name ("pneumonia (disorder)") says what kind of
     // concept it is, not which: "pneumonia (disorder)" asks what "pneumonia" asks.
     let question = SNOMED_TAG.replace_all(&question, " ").into_owned();
@@ -936,7 +983,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         if stop && MONTH_NAMES.contains(&word) && word != "may" {
             candidates.insert(word.to_string());
         }
-        if has_letter && !stop {
+        if has_letter && !stop && !introduced.contains(word) {
             candidates.insert(word.to_string());
             let stripped = crate::text::strip_digits(word);
             if stripped.chars().count() >= 2 {
@@ -1309,7 +1356,7 @@ static AGE_AT_EVENT: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether a question asks for the highest or the lowest of a reading ("which patient has the
 /// highest BMI", "the heaviest", "lowest heart rate among my patients").
 pub fn extreme(question: &str) -> Option<super::cohort::Extreme> {
-    let words = crate::text::words(&record_words(question));
+    let words = crate::text::words(&record_words(question).0);
     let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
     match (
         has(&["highest", "maximum", "largest", "biggest", "greatest"]),
@@ -1674,22 +1721,33 @@ pub fn asks_concept(analysis: &QuestionAnalysis) -> bool {
         .any(|phrase| phrase.iter().any(|t| is_concept(t)))
 }
 
-/// What a named patient's record does not hold, in the question's own words but only those the
-/// records use (`known`): "nothing about small cell carcinoma lung is on record for the patient".
-/// None when the question names no such concept. Words the records never use (a name typed into
-/// the question, a typo) are never repeated.
-pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> Option<String> {
-    let phrases: Vec<String> = analysis
+/// The concepts a question names in words the records use (`known`), each as its concept
+/// terms: what "nothing about … is on record" would speak of, and what must be searched before
+/// it may be said. Words the records never use (a name typed into the question, a typo) are
+/// never among them.
+pub fn named_concepts(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> Vec<Vec<String>> {
+    analysis
         .phrases
         .iter()
         .map(|phrase| {
-            analysis.as_written(
-                phrase
-                    .iter()
-                    .filter(|t| is_concept(t) && known.contains(*t)),
-            )
+            phrase
+                .iter()
+                .filter(|t| is_concept(t) && known.contains(*t))
+                .cloned()
+                .collect::<Vec<String>>()
         })
         .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// What a named patient's record does not hold, in the question's own words but only those the
+/// records use (`known`): "nothing about small cell carcinoma lung is on record for the patient".
+/// None when the question names no such concept. Say it only after a search of the whole record
+/// for [`named_concepts`] found none of them.
+pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> Option<String> {
+    let phrases: Vec<String> = named_concepts(analysis, known)
+        .iter()
+        .map(|phrase| analysis.as_written(phrase.iter()))
         .collect();
     (!phrases.is_empty()).then(|| {
         format!(
@@ -1697,6 +1755,20 @@ pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> O
             phrases.join(" or ")
         )
     })
+}
+
+/// The reply when a concept the question names is on the patient's record, but no fact of it
+/// answers the question as asked: never "nothing on record", which would be false.
+pub fn on_record_but_unanswered(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> String {
+    let phrases: Vec<String> = named_concepts(analysis, known)
+        .iter()
+        .map(|phrase| analysis.as_written(phrase.iter()))
+        .collect();
+    format!(
+        "The record holds entries about {}, but the question could not be answered from them as \
+         asked; ask for the latest value, the list, or a given year.",
+        phrases.join(" or ")
+    )
 }
 
 /// Whether a fact (its canonical words) answers the concept the question names: it holds every
@@ -1738,6 +1810,38 @@ pub fn tsquery_or(terms: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lexicon_puts_clinical_words_in_the_records_words() {
+        let rewritten = |q: &str| record_words(q).0;
+        assert_eq!(
+            rewritten("Any HTN or afib?"),
+            "Any hypertension or atrial fibrillation?"
+        );
+        assert_eq!(
+            rewritten("Had a PE in 2019?"),
+            "Had a pulmonary embolism in 2019?"
+        );
+        // Abbreviations in capitals only; the longest phrase first; not inside a word.
+        assert_eq!(rewritten("pe class"), "pe class");
+        assert_eq!(rewritten("last flu shot"), "last influenza immunization");
+        assert_eq!(rewritten("COVID-19 cases"), "COVID-19 cases");
+        assert_eq!(
+            rewritten("latest LDL, HDL"),
+            "latest low density lipoprotein cholesterol, high density lipoprotein cholesterol"
+        );
+        // A class is any of its members; the members brought in are never name candidates.
+        let (text, introduced) = record_words("Is Camila on birth control?");
+        assert!(text.contains("camila, trinessa"), "{text}");
+        assert!(!introduced.contains("camila"), "the question wrote it");
+        let analysis = analyze("Is she on birth control?", &BTreeSet::new());
+        assert!(!analysis.name_candidates.contains(&"camila".to_string()));
+        assert!(
+            analysis.terms.iter().any(|t| t == "jolivette"),
+            "{:?}",
+            analysis.terms
+        );
+    }
 
     #[test]
     fn everyday_words_units_and_periods() {
