@@ -177,7 +177,8 @@ pub enum EvalCommand {
         /// Setup.
         #[command(flatten)]
         setup: EvalSetup,
-        /// Question file: a JSON list of `{id, role, patients?, question}`.
+        /// Question file: a JSON list of `{id, audience?, role, patients?, question}`
+        /// (audience `cohort`: asked about the whole store, whatever `patients` says).
         #[arg(long, default_value = "eval/natural/questions.json")]
         questions: PathBuf,
         /// Where to write the answers.
@@ -515,6 +516,8 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             #[derive(serde::Deserialize)]
             struct Asked {
                 id: String,
+                #[serde(default)]
+                audience: Option<String>,
                 role: String,
                 #[serde(default)]
                 patients: Option<Vec<String>>,
@@ -530,7 +533,12 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
                     requester: crate::answer::contract::Requester {
                         id: "eval-natural".into(),
                         role: q.role,
-                        patients: q.patients,
+                        // A cohort question is about the whole store (the file writes an
+                        // empty list, which the contract would read as no patients at all).
+                        patients: match q.audience.as_deref() {
+                            Some("cohort") => None,
+                            _ => q.patients,
+                        },
                     },
                     question: q.question,
                     options: Default::default(),
