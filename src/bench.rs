@@ -499,7 +499,7 @@ async fn run_answer(
             k: 4,
             max_k: 20,
             condition_patients: 10,
-            max_facts: 16,
+            max_facts: 40,
             llm_shortlist: 10,
             llm_fact_selection: true,
             review_rounds: 2,

@@ -267,6 +267,55 @@ pub(crate) async fn overlap(
     Ok(refused)
 }
 
+/// The patients of `scope` with a fact (of any kind: condition, medication, procedure,
+/// immunization, allergy, reading) holding every one of `terms` (as substrings of its sentences,
+/// as [`super::search::by_day`] reads them), dated in one of `months` (first days) or from
+/// `since` on when given (a summary fact by its own date: an onset, a prescription), active when
+/// `active` (a medication or condition whose status says so).
+pub(crate) async fn concept_patients(
+    pool: &PgPool,
+    scope: &Scope,
+    terms: &[String],
+    months: &[NaiveDate],
+    since: Option<NaiveDate>,
+    active: bool,
+) -> Result<Vec<i64>, StoreError> {
+    let patterns: Vec<String> = terms
+        .iter()
+        .map(|t| {
+            t.chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+        })
+        .filter(|t| t.len() >= 2)
+        .map(|t| format!("%{t}%"))
+        .collect();
+    if patterns.is_empty() {
+        return Ok(Vec::new());
+    }
+    let patients: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT f.patient_key FROM facts f
+         WHERE ($1::bigint[] IS NULL OR f.patient_key = ANY($1))
+           AND f.sentences ILIKE ALL ($2)
+           AND (NOT $5 OR f.sentences ~* '(^|\\. )(clinical )?status is active')
+           AND (cardinality($3::date[]) = 0 AND $4::date IS NULL
+                OR EXISTS (SELECT 1 FROM (SELECT coalesce(f.day, CASE WHEN f.event_date ~ '^\\d{4}-\\d{2}-\\d{2}'
+                                               THEN substr(f.event_date, 1, 10)::date END) AS d) w
+                           WHERE w.d IS NOT NULL
+                             AND (cardinality($3::date[]) = 0 OR date_trunc('month', w.d)::date = ANY($3))
+                             AND ($4::date IS NULL OR w.d >= $4)))
+         ORDER BY 1",
+    )
+    .bind(scope.keys())
+    .bind(&patterns)
+    .bind(months)
+    .bind(since)
+    .bind(active)
+    .fetch_all(pool)
+    .await?;
+    Ok(patients)
+}
+
 pub(crate) async fn facts_of(
     pool: &PgPool,
     patients: &[i64],

@@ -67,7 +67,7 @@ pub struct AnswerConfig {
     #[arg(long, env = "FHIR_RAG_CONDITION_PATIENTS", default_value_t = 10)]
     pub condition_patients: usize,
     /// Most facts in a synthetic document.
-    #[arg(long, env = "FHIR_RAG_MAX_FACTS", default_value_t = 16)]
+    #[arg(long, env = "FHIR_RAG_MAX_FACTS", default_value_t = 40)]
     pub max_facts: usize,
     /// Candidate lines a model chooses facts among (fact selection by model).
     #[arg(long, env = "FHIR_RAG_LLM_SHORTLIST", default_value_t = 10)]
@@ -1154,6 +1154,17 @@ impl AnswerEngine {
         }
         let document =
             super::cohort::aggregate(pool, &patients, analysis, condition.as_deref(), k).await?;
+        let counted = |document: &Option<SyntheticDocument>| {
+            document.as_ref().is_none_or(|d| d.lines.is_empty())
+                && analysis.form == super::question::AnswerForm::Count
+        };
+        if counted(&document)
+            && self
+                .concept_count(requester, scope, analysis, known, draft)
+                .await?
+        {
+            return Ok(());
+        }
         let Some(document) = document else {
             draft.settle(policy::TOO_FEW);
             draft.synthetic_query = synthetic;
@@ -1173,6 +1184,118 @@ impl AnswerEngine {
         let template = cohort_answer(document.get(), k);
         self.respond(&document, &query, template, draft).await;
         Ok(())
+    }
+
+    /// "How many patients had a colonoscopy since 2018?", "…both hypertension and
+    /// hyperlipidemia?", "…a flu shot in 2019?": the patients with a fact of any kind holding
+    /// each concept the question names (every one of them: an intersection; "or" alone: a
+    /// union), in the months or from the year it names, active when it asks about now. Tried
+    /// when the condition reading found no cohort. Every concept word must be one the records
+    /// of k patients use (otherwise false: the question is not understood, and the caller's
+    /// reply stands); a group under k gets the same reply as any group under k, and a group
+    /// of k or more passes the overlap control like any cohort. Returns whether it answered.
+    async fn concept_count(
+        &self,
+        requester: &str,
+        scope: &Scope,
+        analysis: &QuestionAnalysis,
+        known: &BTreeSet<String>,
+        draft: &mut Draft,
+    ) -> Result<bool, AnswerError> {
+        let k = self.config.cohort_min_patients.max(1);
+        let concepts = super::question::named_concepts(analysis, known);
+        let every_word_known = analysis
+            .phrases
+            .iter()
+            .flatten()
+            .filter(|t| super::question::is_concept_term(t))
+            .all(|t| known.contains(t));
+        if concepts.is_empty() || !every_word_known {
+            return Ok(false);
+        }
+        let pool = self.store.pool();
+        let mut groups = Vec::new();
+        for concept in &concepts {
+            groups.push(
+                super::cohort::concept_patients(
+                    pool,
+                    scope,
+                    concept,
+                    &analysis.months,
+                    analysis.since,
+                    analysis.now,
+                )
+                .await?,
+            );
+        }
+        let union = analysis.alternatives;
+        let mut patients: BTreeSet<i64> = groups
+            .first()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        for group in &groups[1..] {
+            let group: BTreeSet<i64> = group.iter().copied().collect();
+            patients = if union {
+                patients.union(&group).copied().collect()
+            } else {
+                patients.intersection(&group).copied().collect()
+            };
+        }
+        let patients: Vec<i64> = patients.into_iter().collect();
+        let described = concepts
+            .iter()
+            .map(|c| analysis.as_written(c.iter()))
+            .collect::<Vec<_>>()
+            .join(if union { " or " } else { " and " });
+        let mut when = String::new();
+        if let (Some(first), Some(last)) = (analysis.months.first(), analysis.months.last()) {
+            when = if first == last {
+                format!(" in {}", crate::text::dates::month_year(*first))
+            } else {
+                format!(
+                    " from {} to {}",
+                    crate::text::dates::month_year(*first),
+                    crate::text::dates::month_year(*last)
+                )
+            };
+        }
+        if let Some(since) = analysis.since {
+            when.push_str(&format!(" since {}", since.format("%Y")));
+        }
+        let synthetic = format!("How many patients have a record of {described}{when}?");
+        if patients.len() < k {
+            draft.settle(policy::TOO_FEW);
+            draft.synthetic_query = synthetic;
+            return Ok(true);
+        }
+        let asked = super::cohort::AskedCohort {
+            requester: requester.to_string(),
+            list: scope.keys().map(|mut keys| {
+                keys.sort_unstable();
+                keys.dedup();
+                keys
+            }),
+            condition: &format!("concept:{described}{when}"),
+            patients: &patients,
+        };
+        if self.record
+            && super::cohort::overlap(pool, &asked, k, self.config.cohort_overlap_days).await?
+        {
+            draft.settle(policy::COHORT_OVERLAP);
+            draft.synthetic_query = synthetic;
+            return Ok(true);
+        }
+        draft.status = Some(AnswerStatus::Answered);
+        draft.answer = format!(
+            "From the de-identified records (counts of patients; groups of fewer than {k} \
+             patients are not reported): {} patients have a record of {described}{when}{}.",
+            patients.len(),
+            if analysis.now { " (active now)" } else { "" }
+        );
+        draft.synthetic_query = synthetic;
+        Ok(true)
     }
 
     /// A cohort question answered with differential privacy: spend from the requester's budget
@@ -1537,6 +1660,8 @@ impl AnswerEngine {
                 }
                 Some(if on_record {
                     super::question::on_record_but_unanswered(&analysis, known)
+                } else if analysis.form == super::question::AnswerForm::YesNo {
+                    format!("No. {absent}")
                 } else {
                     absent
                 })
@@ -1814,7 +1939,11 @@ impl AnswerEngine {
         draft.synthetic_query = query.get().clone();
         draft.documents = document.get().document_ids.clone();
         draft.trace.synthetic_document = document.get().text();
-        let template = template_answer(document.get());
+        let template = format!(
+            "{}{}",
+            super::respond::lead(document.get(), analysis.form, analysis.now),
+            template_answer(document.get())
+        );
         self.respond(&document, &query, template, draft).await;
         Ok(())
     }

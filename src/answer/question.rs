@@ -675,6 +675,16 @@ pub struct QuestionAnalysis {
     /// one of whose words names a listed patient must be that patient's name as a whole: a first
     /// name nobody on the list has, before a listed patient's surname, is somebody else.
     pub name_runs: Vec<Vec<String>>,
+    /// The shape of answer it asks for (facts, yes or no, a count).
+    pub form: AnswerForm,
+    /// Whether its concepts are alternatives ("COPD or emphysema": either), not all required
+    /// ("both hypertension and hyperlipidemia").
+    pub alternatives: bool,
+    /// The first day of the period it asks about from then on ("since 2018", "2010 or later").
+    pub since: Option<NaiveDate>,
+    /// Whether it asks about now ("still on", "currently"): a stopped medication or a resolved
+    /// condition then answers "no".
+    pub now: bool,
     /// Identifiers the question holds (phone numbers, e-mail addresses, record numbers, UUIDs,
     /// birth dates…), found by patterns that do not read the vault.
     pub identifiers: usize,
@@ -770,6 +780,77 @@ impl QuestionAnalysis {
         self.terms
             .retain(|t| !dropped.contains(t) || still.contains(t));
     }
+}
+
+/// What shape of answer a question asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AnswerForm {
+    /// Facts ("what", "when", "list").
+    #[default]
+    Facts,
+    /// Yes or no ("is she on…", "has he had…", "did she get…"): the answer leads with it.
+    YesNo,
+    /// A number of events ("how many colonoscopies"): the answer leads with the count.
+    Count,
+}
+
+/// Words that open a yes/no question.
+const YES_NO_OPENERS: &[&str] = &[
+    "is", "are", "does", "do", "did", "has", "have", "had", "was", "were", "any", "ever",
+];
+
+/// Words that ask whether something holds now ("still on", "currently").
+const NOW_WORDS: &[&str] = &[
+    "still",
+    "currently",
+    "current",
+    "now",
+    "active",
+    "presently",
+    "ongoing",
+    "today",
+];
+
+/// The shape of answer `question` asks for, and whether it asks about now: read from the
+/// question's first clause that asks ("Pharmacy here - is she on…" asks yes or no).
+fn answer_form(question: &str) -> (AnswerForm, bool) {
+    let lower = question.to_lowercase();
+    let words = crate::text::words(&lower);
+    let now = words.iter().any(|w| NOW_WORDS.contains(&w.as_str()));
+    if lower.contains("how many") || lower.contains("number of") || lower.contains("how often") {
+        return (AnswerForm::Count, now);
+    }
+    // The first word of any clause (after a greeting or a role prefix ended by punctuation).
+    let opens_yes_no = lower
+        .split(['.', '?', '!', ':', ';', '-', ','])
+        .filter_map(|clause| crate::text::words(clause).into_iter().next())
+        .any(|first| YES_NO_OPENERS.contains(&first.as_str()));
+    let asks_what = words.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "what" | "when" | "which" | "how" | "who" | "where" | "list" | "show" | "give"
+        )
+    });
+    if opens_yes_no && !asks_what {
+        (AnswerForm::YesNo, now)
+    } else {
+        (AnswerForm::Facts, now)
+    }
+}
+
+/// "since 2018", "after 2015", "2010 or later": the first day of that year.
+fn since(question: &str) -> Option<NaiveDate> {
+    static SINCE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:since|after|from)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+or\s+later\b",
+        )
+        .expect("valid regex")
+    });
+    let c = SINCE.captures(question)?;
+    let year: i32 = c.get(1).or(c.get(2))?.as_str().parse().ok()?;
+    // "after 2015" starts with 2016.
+    let after = question.to_lowercase().contains("after");
+    NaiveDate::from_ymd_opt(year + i32::from(after), 1, 1)
 }
 
 /// Which end of the record a question asks for.
@@ -904,6 +985,7 @@ const BIRTH_CUES: &[&str] = &["born", "birth", "birthday", "dob", "birthdate"];
 /// Analyses a question. `name_words` are words already known to be names (folded); they are
 /// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
+    let (form, now) = answer_form(question);
     let (question, introduced) = record_words(&crate::text::strip_control_sequences(question));
     // A SNOMED semantic tag copied with a name ("pneumonia (disorder)") says what kind of
     // concept it is, not which: "pneumonia (disorder)" asks what "pneumonia" asks.
@@ -1126,6 +1208,14 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         name_like: name_like.into_iter().collect(),
         capitalized: capitalized.into_iter().collect(),
         name_runs,
+        form,
+        now,
+        since: since(&question),
+        alternatives: {
+            let words = crate::text::words(&question);
+            let has = |w: &str| words.iter().any(|x| x == w);
+            has("or") && !has("and") && !has("both")
+        },
         identifiers,
         condition: condition(&question),
         terms,
@@ -1710,6 +1800,12 @@ pub fn holds_phrases(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> b
 /// Whether a term names a concept of the record (not a generic or statistical word).
 fn is_concept(term: &str) -> bool {
     !GENERIC_TERMS.contains(&term)
+}
+
+/// Whether a term names a concept of the record (not a generic word such as "patient",
+/// "value" or "visit").
+pub fn is_concept_term(term: &str) -> bool {
+    is_concept(term)
 }
 
 /// Whether the question names a concept of the record at all ("diagnosed with dyspnea",

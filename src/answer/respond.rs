@@ -1,6 +1,7 @@
 //! Answering from the synthetic document only: prompts for a model, and the deterministic
 //! template used without one (or when the model fails).
 
+use super::question::AnswerForm;
 use super::review::Reviewed;
 use super::synthesis::SyntheticDocument;
 use crate::llm::{ChatMessage, ChatRequest};
@@ -9,7 +10,7 @@ use crate::llm::{ChatMessage, ChatRequest};
 pub const NOT_FOUND_MARKER: &str = "NOT FOUND";
 
 /// Most lines the template repeats.
-const TEMPLATE_LINES: usize = 12;
+const TEMPLATE_LINES: usize = 40;
 
 const ANSWER_SYSTEM: &str = "You are a clinical assistant. Answer the question using only the \
 de-identified record you are given. Patients are named 'the patient' or 'Patient A', 'Patient B'; \
@@ -125,7 +126,7 @@ fn readable(line: &str) -> (String, String) {
         }
     }
     parts.extend(pending_code);
-    let mut text = parts.join(", ");
+    let mut text = blood_pressure_as_written(&parts.join(", "));
     let when = match (period, readings) {
         ("" | "overall record", "") => String::new(),
         (p, "") => format!(" ({p})"),
@@ -135,6 +136,75 @@ fn readable(line: &str) -> (String, String) {
     text.push_str(&when);
     text.push('.');
     (owner.to_string(), text)
+}
+
+/// A blood pressure's two components as clinicians write them: "Diastolic Blood Pressure is 115
+/// mm[Hg], Systolic Blood Pressure is 157 mm[Hg]" → "Blood pressure is 157/115 mm[Hg]". Only a
+/// single reading of each: ranges of several readings do not pair (the lowest systolic and the
+/// lowest diastolic may be different readings), so they stay apart.
+fn blood_pressure_as_written(text: &str) -> String {
+    static PAIRS: std::sync::LazyLock<[regex::Regex; 2]> = std::sync::LazyLock::new(|| {
+        [
+            r"(?:Blood Pressure, )?Diastolic Blood Pressure (?P<v>is|was) (?P<d>[0-9.]+) (?P<u>\S+), Systolic Blood Pressure (?:is|was) (?P<s>[0-9.]+) \S+",
+            r"(?:Blood Pressure, )?Systolic Blood Pressure (?P<v>is|was) (?P<s>[0-9.]+) (?P<u>\S+), Diastolic Blood Pressure (?:is|was) (?P<d>[0-9.]+) \S+",
+        ]
+        .map(|p| regex::Regex::new(p).expect("valid pattern"))
+    });
+    let mut out = text.to_string();
+    for pattern in PAIRS.iter() {
+        out = pattern
+            .replace_all(&out, "Blood pressure ${v} ${s}/${d} ${u}")
+            .into_owned();
+    }
+    out
+}
+
+/// How many events a document's lines record: one per line, or the count a folded line carries
+/// ("4 readings", "Recorded 2 times that day", "Prescribed 10 times").
+pub fn events(document: &SyntheticDocument) -> usize {
+    static MANY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\((\d+) readings|Recorded (\d+) times|Prescribed (\d+) times")
+            .expect("valid pattern")
+    });
+    document
+        .lines
+        .iter()
+        .map(|line| {
+            MANY.captures(line)
+                .and_then(|c| c.iter().skip(1).flatten().next())
+                .and_then(|m| m.as_str().parse().ok())
+                .unwrap_or(1)
+        })
+        .sum()
+}
+
+/// The first words of a template answer for the shape of answer the question asks: "Yes." for
+/// a yes/no question whose concept the document holds ("Not at present." when it asks about
+/// now and every such medication is stopped or condition resolved), the number of events for
+/// "how many". The facts follow, so the reader sees what the lead stands on.
+pub fn lead(document: &SyntheticDocument, form: AnswerForm, now: bool) -> String {
+    match form {
+        AnswerForm::Facts => String::new(),
+        AnswerForm::Count => format!("{} on record. ", events(document)),
+        AnswerForm::YesNo => {
+            let ended = |l: &String| {
+                l.contains("Status is stopped")
+                    || l.contains("Status is completed")
+                    || l.contains("Clinical status is resolved")
+                    || l.contains("Clinical status is inactive")
+            };
+            let statuses: Vec<&String> = document
+                .lines
+                .iter()
+                .filter(|l| l.contains("Status is ") || l.contains("Clinical status is "))
+                .collect();
+            if now && !statuses.is_empty() && statuses.iter().all(|l| ended(l)) {
+                "Not at present (on record, but stopped or resolved). ".into()
+            } else {
+                "Yes. ".into()
+            }
+        }
+    }
 }
 
 /// The deterministic answer: the synthetic document's facts as sentences, introduced as such;
@@ -301,6 +371,21 @@ pub const NOT_FOUND_ANSWER: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blood_pressure_reads_as_systolic_over_diastolic() {
+        assert_eq!(
+            readable("The patient, October 2020: Code is Blood Pressure. Code is Diastolic Blood Pressure. Value is 115 mm[Hg]. Code is Systolic Blood Pressure. Value is 157 mm[Hg].").1,
+            "Blood pressure was 157/115 mm[Hg] (October 2020)."
+        );
+        assert_eq!(
+            blood_pressure_as_written("Blood Pressure, Diastolic Blood Pressure is 86 mm[Hg], Systolic Blood Pressure is 135 mm[Hg]"),
+            "Blood pressure is 135/86 mm[Hg]"
+        );
+        // Ranges over several readings do not pair.
+        let range = "Blood Pressure, Diastolic Blood Pressure is 111 to 118 mm[Hg], Systolic Blood Pressure is 145 to 161 mm[Hg]";
+        assert_eq!(blood_pressure_as_written(range), range);
+    }
 
     #[test]
     fn a_reply_may_phrase_the_record_but_not_add_to_it() {
