@@ -219,6 +219,14 @@ stop_all() {
 print_env() {
     echo "export FHIR_RAG_DATABASE_URL=postgres://postgres@127.0.0.1:$pg_port/fhir_rag"
     echo "export FHIR_RAG_KAFKA_BROKERS=127.0.0.1:$kafka_port"
+    # The answer workers' request-digest key (--audit-key): one per services folder, readable
+    # by its owner only, so that every worker started against these services shares it.
+    local key_file="$dir/audit-key"
+    if [ ! -s "$key_file" ]; then
+        mkdir -p "$dir"
+        (umask 077 && python3 -c 'import secrets; print(secrets.token_hex(32))' >"$key_file")
+    fi
+    echo "export FHIR_RAG_AUDIT_KEY=$(cat "$key_file")"
 }
 
 case "${1:-}" in

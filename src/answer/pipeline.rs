@@ -1035,8 +1035,11 @@ impl AnswerEngine {
                     draft.settle(policy::NOT_ACCESSIBLE);
                     return Ok(());
                 }
-                let resolution =
+                let mut resolution =
                     search::resolve_names(pool, &first.name_candidates, &scope).await?;
+                if let (true, Some(sex)) = (resolution.patients.len() > 1, first.titled_sex) {
+                    search::keep_sex(pool, &mut resolution, sex).await?;
+                }
                 let resolved = |w: &String| {
                     resolution.name_words.contains(w)
                         || resolution
@@ -1605,6 +1608,15 @@ impl AnswerEngine {
                     draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
                     return Ok(());
                 }
+            }
+        }
+        // "his latest LDL", "the patient's allergies": a care team of one patient asks about
+        // that patient, as if it had named them (the latest reading, a verified absence).
+        let mut resolution = resolution;
+        if let (true, Scope::Patients(keys)) = (resolution.patients.is_empty(), scope) {
+            if let [one] = keys.as_slice() {
+                resolution.patients = vec![*one];
+                resolution.words_of.insert(*one, BTreeSet::new());
             }
         }
         let k = query

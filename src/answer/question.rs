@@ -10,6 +10,25 @@ use regex::Regex;
 
 /// Words that are never names and carry no content for retrieval.
 pub(crate) const STOPWORDS: &[&str] = &[
+    // Contractions typed without their apostrophe ("whats his latest LDL").
+    "whats",
+    "hows",
+    "wheres",
+    "whens",
+    "whos",
+    "thats",
+    "hes",
+    "shes",
+    "isnt",
+    "doesnt",
+    "didnt",
+    "hasnt",
+    "havent",
+    "wasnt",
+    "werent",
+    "arent",
+    "dont",
+    "cant",
     "a",
     "about",
     "above",
@@ -677,6 +696,9 @@ pub struct QuestionAnalysis {
     pub name_runs: Vec<Vec<String>>,
     /// The shape of answer it asks for (facts, yes or no, a count).
     pub form: AnswerForm,
+    /// The sex a title says ("Mr." male; "Mrs.", "Ms.", "Miss" female), to tell apart two
+    /// listed patients who share the name it precedes.
+    pub titled_sex: Option<&'static str>,
     /// Whether its concepts are alternatives ("COPD or emphysema": either), not all required
     /// ("both hypertension and hyperlipidemia").
     pub alternatives: bool,
@@ -1211,6 +1233,19 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         form,
         now,
         since: since(&question),
+        titled_sex: {
+            let words = crate::text::words(&question);
+            if words.iter().any(|w| w == "mr") {
+                Some("male")
+            } else if words
+                .iter()
+                .any(|w| matches!(w.as_str(), "mrs" | "ms" | "miss"))
+            {
+                Some("female")
+            } else {
+                None
+            }
+        },
         alternatives: {
             let words = crate::text::words(&question);
             let has = |w: &str| words.iter().any(|x| x == w);

@@ -88,6 +88,7 @@ const BOILERPLATE: &[&str] = &[
     "Category is activity",
     "Status is completed",
     "Status is final",
+    "Status is finished",
     "Intent is order",
     "Verification status is confirmed",
     "Category is Encounter Diagnosis",
@@ -139,7 +140,9 @@ fn readable(line: &str) -> (String, String) {
 }
 
 /// A blood pressure's two components as clinicians write them: "Diastolic Blood Pressure is 115
-/// mm[Hg], Systolic Blood Pressure is 157 mm[Hg]" → "Blood pressure is 157/115 mm[Hg]". Only a
+/// mm[Hg], Systolic Blood Pressure is 157 mm[Hg]" → "Blood pressure is 157/115 mm[Hg] (systolic
+/// 157 mm[Hg], diastolic 115 mm[Hg])": the pair, and each part named for a question that asks
+/// for one. Only a
 /// single reading of each: ranges of several readings do not pair (the lowest systolic and the
 /// lowest diastolic may be different readings), so they stay apart.
 fn blood_pressure_as_written(text: &str) -> String {
@@ -153,7 +156,10 @@ fn blood_pressure_as_written(text: &str) -> String {
     let mut out = text.to_string();
     for pattern in PAIRS.iter() {
         out = pattern
-            .replace_all(&out, "Blood pressure ${v} ${s}/${d} ${u}")
+            .replace_all(
+                &out,
+                "Blood pressure ${v} ${s}/${d} ${u} (systolic ${s} ${u}, diastolic ${d} ${u})",
+            )
             .into_owned();
     }
     out
@@ -376,11 +382,12 @@ mod tests {
     fn a_blood_pressure_reads_as_systolic_over_diastolic() {
         assert_eq!(
             readable("The patient, October 2020: Code is Blood Pressure. Code is Diastolic Blood Pressure. Value is 115 mm[Hg]. Code is Systolic Blood Pressure. Value is 157 mm[Hg].").1,
-            "Blood pressure was 157/115 mm[Hg] (October 2020)."
+            "Blood pressure was 157/115 mm[Hg] (systolic 157 mm[Hg], diastolic 115 mm[Hg]) \
+             (October 2020)."
         );
         assert_eq!(
             blood_pressure_as_written("Blood Pressure, Diastolic Blood Pressure is 86 mm[Hg], Systolic Blood Pressure is 135 mm[Hg]"),
-            "Blood pressure is 135/86 mm[Hg]"
+            "Blood pressure is 135/86 mm[Hg] (systolic 135 mm[Hg], diastolic 86 mm[Hg])"
         );
         // Ranges over several readings do not pair.
         let range = "Blood Pressure, Diastolic Blood Pressure is 111 to 118 mm[Hg], Systolic Blood Pressure is 145 to 161 mm[Hg]";

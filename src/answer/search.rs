@@ -180,6 +180,33 @@ pub async fn resolve_names(
     Ok(resolution)
 }
 
+/// Keeps, of several patients a name matched, those whose record gives the sex a title says
+/// ("Mr. Homenick" when the list holds Mr. and Mrs. Homenick); when none or all of them do,
+/// nothing changes. Reads only the matched patients' own records (all within the scope).
+pub async fn keep_sex(
+    pool: &PgPool,
+    resolution: &mut NameResolution,
+    sex: &str,
+) -> Result<(), StoreError> {
+    let matching: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT patient_key FROM facts
+         WHERE patient_key = ANY($1) AND resource_type = 'Patient'
+           AND sentences ILIKE $2",
+    )
+    .bind(&resolution.patients)
+    .bind(format!("%Gender is {sex}.%"))
+    .fetch_all(pool)
+    .await?;
+    if matching.is_empty() || matching.len() == resolution.patients.len() {
+        return Ok(());
+    }
+    resolution.patients.retain(|p| matching.contains(p));
+    resolution.words_of.retain(|p, _| matching.contains(p));
+    resolution.name_words = resolution.words_of.values().flatten().cloned().collect();
+    resolution.ambiguous = resolution.patients.len() > 1;
+    Ok(())
+}
+
 /// The words among `words` that the records use (full text over the documents' chunks, English
 /// stemming): the records of at least `min_patients` patients, or of one of the requester's own
 /// patients (`own`, care teams only). Names live in the vault, never in documents, so this says

@@ -1228,7 +1228,7 @@ pub async fn run(
     let mut outcomes = Vec::new();
     for (i, question) in questions.iter().enumerate().step_by(every.max(1)) {
         let query = Query {
-            query_id: format!("eval-answers-{i}"),
+            query_id: format!("{}-eval-answers-{i}", super::run_tag()),
             requester: Requester {
                 id: format!("eval-answers-{}", i % 16),
                 role: match question.asker {

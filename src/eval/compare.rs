@@ -232,7 +232,13 @@ pub async fn privacy(
         let b = baseline(pool, embedder, backend, prompt, max_tokens).await?;
         count(&mut base, &guard, &b.answer, b.answer.trim().is_empty()).await?;
         base_rouge.push(rouge_l(&b.answer, &b.context));
-        let (answer, trace) = pipeline(engine, &format!("privacy-{i}"), prompt, &patients).await?;
+        let (answer, trace) = pipeline(
+            engine,
+            &format!("{}-privacy-{i}", super::run_tag()),
+            prompt,
+            &patients,
+        )
+        .await?;
         let empty = answer.status != crate::answer::contract::AnswerStatus::Answered;
         count(&mut pipe, &guard, &answer.answer, empty).await?;
         pipe_rouge.push(rouge_l(&answer.answer, &trace.synthetic_document));
@@ -315,8 +321,13 @@ pub async fn utility(
     let mut response = Vec::new();
     let patients = all_patient_ids(pool).await?;
     for (i, question) in questions.iter().enumerate() {
-        let (answer, trace) =
-            pipeline(engine, &format!("utility-{i}"), question, &patients).await?;
+        let (answer, trace) = pipeline(
+            engine,
+            &format!("{}-utility-{i}", super::run_tag()),
+            question,
+            &patients,
+        )
+        .await?;
         if trace.synthetic_document.is_empty() {
             continue; // nothing was synthesized: not a comparison of components
         }

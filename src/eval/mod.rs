@@ -12,6 +12,15 @@
 //! - [`metrics`]: hit@k, MRR, BLEU, ROUGE.
 //! - [`run`]: the `fhir-rag eval` commands and their reports under `docs/results/`.
 
+/// A tag unique to this evaluation process, at the head of its query ids: the store keeps the
+/// audit row of every query id, and an id sent again with another question is refused, so a
+/// kept database evaluated twice needs ids of its own each time.
+pub fn run_tag() -> &'static str {
+    static TAG: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| format!("r{}", chrono::Utc::now().timestamp_millis()));
+    &TAG
+}
+
 pub mod answers;
 pub mod attack;
 pub mod compare;

@@ -529,7 +529,7 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             let mut answers = Vec::new();
             for (n, q) in asked.into_iter().enumerate() {
                 let query = crate::answer::contract::Query {
-                    query_id: format!("eval-natural-{n}"),
+                    query_id: format!("{}-eval-natural-{n}", super::run_tag()),
                     requester: crate::answer::contract::Requester {
                         id: "eval-natural".into(),
                         role: q.role,

@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::NaiveDate;
 use fhirbolt::model::r4::resources::{
     AllergyIntolerance, AllergyIntoleranceOnset, CarePlan, Condition, ConditionAbatement,
-    ConditionOnset, DiagnosticReport, DiagnosticReportEffective, Immunization,
+    ConditionOnset, DiagnosticReport, DiagnosticReportEffective, Encounter, Immunization,
     ImmunizationOccurrence, Location, MedicationRequest, MedicationRequestMedication, Observation,
     ObservationComponentValue, ObservationEffective, ObservationValue, Organization, Patient,
     PatientDeceased, Practitioner, Procedure, ProcedurePerformed, RelatedPerson,
@@ -388,6 +388,7 @@ fn entered_in_error(resource: &Resource) -> bool {
         Resource::DiagnosticReport(r) => status(Some(&r.status)),
         Resource::MedicationRequest(r) => status(Some(&r.status)),
         Resource::CarePlan(r) => status(Some(&r.status)),
+        Resource::Encounter(r) => status(Some(&r.status)),
         Resource::Condition(r) => verified(r.verification_status.as_deref()),
         Resource::AllergyIntolerance(r) => verified(r.verification_status.as_deref()),
         _ => false,
@@ -483,6 +484,7 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
                 medication_request(p, r, &reasons(&r.reason_reference), &medication_names)
             }),
             Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
+            Resource::Encounter(r) => resolve(r.subject.as_deref()).map(|p| encounter(p, r)),
             _ => continue,
         };
         match fact {
@@ -861,6 +863,43 @@ fn immunization(patient: String, r: &Immunization) -> Fact {
         ImmunizationOccurrence::Invalid => None,
     };
     dated_fact(patient, "Immunization", when, s.done())
+}
+
+/// An encounter's class (HL7 v3 ActEncounterCode) as a reader says it: "emergency", not "EMER".
+fn encounter_class(code: &str) -> String {
+    match code {
+        "AMB" => "ambulatory".into(),
+        "EMER" => "emergency".into(),
+        "IMP" => "inpatient".into(),
+        "ACUTE" => "inpatient acute".into(),
+        "NONAC" => "inpatient non-acute".into(),
+        "OBSENC" => "observation".into(),
+        "PRENC" => "pre-admission".into(),
+        "SS" => "short stay".into(),
+        "VR" => "virtual".into(),
+        "HH" => "home health".into(),
+        "FLD" => "field".into(),
+        other => clean(other),
+    }
+}
+
+/// A visit, a stay or an emergency: what kind (type and class) and why, dated by its start (the
+/// end stays out of the sentences: a newborn's first stay ends on a day the vault holds). Who
+/// took part (practitioners, locations) is left out: names belong to the vault, not documents.
+fn encounter(patient: String, r: &Encounter) -> Fact {
+    let mut s = Sentences::new();
+    s.say("Encounter", concepts(&r.r#type))
+        .say(
+            "Class",
+            code(r.class.code.as_ref()).map(|c| encounter_class(&c)),
+        )
+        .say("Status", code(Some(&r.status)))
+        .say("Reason", concepts(&r.reason_code));
+    let when = r
+        .period
+        .as_deref()
+        .and_then(|p| date_time(p.start.as_ref()));
+    dated_fact(patient, "Encounter", when, s.done())
 }
 
 fn diagnostic_report(patient: String, r: &DiagnosticReport) -> Fact {

@@ -43,6 +43,7 @@ pub const FLATTENED_TYPES: &[&str] = &[
     "Immunization",
     "DiagnosticReport",
     "CarePlan",
+    "Encounter",
 ];
 
 /// Resource types parsed in a bundle for what other entries refer to, never stored on their
