@@ -1037,8 +1037,11 @@ impl AnswerEngine {
                 }
                 let mut resolution =
                     search::resolve_names(pool, &first.name_candidates, &scope).await?;
-                if let (true, Some(sex)) = (resolution.patients.len() > 1, first.titled_sex) {
-                    search::keep_sex(pool, &mut resolution, sex).await?;
+                if let Some(sex) = first.titled_sex {
+                    if search::keep_sex(pool, &mut resolution, sex).await? {
+                        draft.settle(policy::NOT_ACCESSIBLE);
+                        return Ok(());
+                    }
                 }
                 let resolved = |w: &String| {
                     resolution.name_words.contains(w)

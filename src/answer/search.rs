@@ -180,31 +180,41 @@ pub async fn resolve_names(
     Ok(resolution)
 }
 
-/// Keeps, of several patients a name matched, those whose record gives the sex a title says
-/// ("Mr. Homenick" when the list holds Mr. and Mrs. Homenick); when none or all of them do,
-/// nothing changes. Reads only the matched patients' own records (all within the scope).
+/// Keeps, of the patients a name matched, those whose record gives the sex a title says ("Mr.
+/// Homenick" when the list holds Mr. and Mrs. Homenick). Returns true when the title names
+/// nobody matched: every matched patient's record gives the other sex ("Mr. Wiza" where the
+/// list's only Wiza is a girl names a man who is not on it). A patient whose record gives no sex
+/// is kept. Reads only the matched patients' own records (all within the scope).
 pub async fn keep_sex(
     pool: &PgPool,
     resolution: &mut NameResolution,
     sex: &str,
-) -> Result<(), StoreError> {
-    let matching: Vec<i64> = sqlx::query_scalar(
-        "SELECT DISTINCT patient_key FROM facts
-         WHERE patient_key = ANY($1) AND resource_type = 'Patient'
-           AND sentences ILIKE $2",
+) -> Result<bool, StoreError> {
+    if resolution.patients.is_empty() {
+        return Ok(false);
+    }
+    let rows = sqlx::query(
+        "SELECT patient_key, bool_or(sentences ILIKE $2) AS matches FROM facts
+         WHERE patient_key = ANY($1) AND resource_type = 'Patient' AND sentences ILIKE '%Gender is %'
+         GROUP BY patient_key",
     )
     .bind(&resolution.patients)
     .bind(format!("%Gender is {sex}.%"))
     .fetch_all(pool)
     .await?;
-    if matching.is_empty() || matching.len() == resolution.patients.len() {
-        return Ok(());
+    let other: Vec<i64> = rows
+        .iter()
+        .filter(|r| !r.get::<bool, _>("matches"))
+        .map(|r| r.get("patient_key"))
+        .collect();
+    if other.len() == resolution.patients.len() {
+        return Ok(true);
     }
-    resolution.patients.retain(|p| matching.contains(p));
-    resolution.words_of.retain(|p, _| matching.contains(p));
+    resolution.patients.retain(|p| !other.contains(p));
+    resolution.words_of.retain(|p, _| !other.contains(p));
     resolution.name_words = resolution.words_of.values().flatten().cloned().collect();
-    resolution.ambiguous = resolution.patients.len() > 1;
-    Ok(())
+    resolution.ambiguous = resolution.ambiguous && resolution.patients.len() > 1;
+    Ok(false)
 }
 
 /// The words among `words` that the records use (full text over the documents' chunks, English
