@@ -433,7 +433,10 @@ fn cohort_subject(
         }
     };
     let condition: Option<String> = analysis.condition.as_ref().and_then(|c| {
-        let words: Vec<String> = crate::text::words(c).into_iter().filter(is_known).collect();
+        let words: Vec<String> = crate::text::words(c)
+            .into_iter()
+            .filter(|w| is_known(w) && !super::question::is_not_condition(w))
+            .collect();
         (!words.is_empty()).then(|| words.join(" "))
     });
     // A naming word the records (of k patients) never use: no patient holds that condition

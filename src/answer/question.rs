@@ -1762,6 +1762,7 @@ const NOT_CONDITION: &[&str] = &[
     "large",
     "big",
     "hospital",
+    "across",
     "clinic",
     "database",
     "registry",
@@ -1773,6 +1774,13 @@ const NOT_CONDITION: &[&str] = &[
     "record",
     "patient",
 ];
+
+/// Whether a word asks how many or where ("total", "hospital", "registry"), never which
+/// condition: never part of a cohort's condition, even when some record uses it (an encounter
+/// says "Hospital admission").
+pub fn is_not_condition(word: &str) -> bool {
+    NOT_CONDITION.contains(&word)
+}
 
 /// Whether a procedure's name reads as surgery (an excision, a repair, a replacement…), by the
 /// word endings and words surgical procedure names use.
