@@ -268,8 +268,8 @@ pub(crate) async fn overlap(
 }
 
 /// The patients of `scope` with a fact (of any kind: condition, medication, procedure,
-/// immunization, allergy, reading) holding every one of `terms` (as substrings of its sentences,
-/// as [`super::search::by_day`] reads them), dated in one of `months` (first days) or from
+/// immunization, allergy, reading) holding every one of `terms` (each at the start of a word of
+/// its sentences), dated in one of `months` (first days) or from
 /// `since` on when given (a summary fact by its own date: an onset, a prescription), active when
 /// `active` (a medication or condition whose status says so).
 pub(crate) async fn concept_patients(
@@ -288,7 +288,10 @@ pub(crate) async fn concept_patients(
                 .collect::<String>()
         })
         .filter(|t| t.len() >= 2)
-        .map(|t| format!("%{t}%"))
+        // At the start of a word (a stem: "diabete" finds "Diabetes"), never inside one: the
+        // words known to k patients are whole words, and a short term inside a rarer word
+        // would count the few who hold that word.
+        .map(|t| format!(r"\m{t}"))
         .collect();
     if patterns.is_empty() {
         return Ok(Vec::new());
@@ -296,7 +299,7 @@ pub(crate) async fn concept_patients(
     let patients: Vec<i64> = sqlx::query_scalar(
         "SELECT DISTINCT f.patient_key FROM facts f
          WHERE ($1::bigint[] IS NULL OR f.patient_key = ANY($1))
-           AND f.sentences ILIKE ALL ($2)
+           AND f.sentences ~* ALL ($2)
            AND (NOT $5 OR f.sentences ~* '(^|\\. )(clinical )?status is active')
            AND (cardinality($3::date[]) = 0 AND $4::date IS NULL
                 OR EXISTS (SELECT 1 FROM (SELECT coalesce(f.day, CASE WHEN f.event_date ~ '^\\d{4}-\\d{2}-\\d{2}'

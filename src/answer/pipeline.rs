@@ -378,6 +378,21 @@ impl Draft {
     }
 }
 
+/// Whether a question speaks of its patient without a name ("his latest LDL", "the patient's
+/// allergies", "pt's meds"): only then is a one-patient panel's patient the one asked about (a
+/// lower-case name the vault does not resolve must not fall back to the listed patient).
+fn first_refers_to_the_patient(question: &str) -> bool {
+    const REFERRING: &[&str] = &[
+        "he", "she", "his", "her", "him", "hers", "they", "their", "them", "patient", "pt",
+        "patients", "pts",
+    ];
+    let words = crate::text::words(question);
+    words.iter().any(|w| REFERRING.contains(&w.as_str()))
+        && !words
+            .iter()
+            .any(|w| w.chars().any(|c| c.is_ascii_digit()) && w.len() > 3)
+}
+
 /// Whether a name the question writes in full ("Jane Smith") is not the whole name of one
 /// listed patient, though one of its words matches one ("Mary Smith" on the list): then it names
 /// somebody else (a patient outside the list, or nobody), and answering with the listed
@@ -1197,8 +1212,8 @@ impl AnswerEngine {
 
     /// "How many patients had a colonoscopy since 2018?", "…both hypertension and
     /// hyperlipidemia?", "…a flu shot in 2019?": the patients with a fact of any kind holding
-    /// each concept the question names (every one of them: an intersection; "or" alone: a
-    /// union), in the months or from the year it names, active when it asks about now. Tried
+    /// each concept the question names (every one of them: an intersection; alternatives are
+    /// not counted), in the months or from the year it names, active when it asks about now. Tried
     /// when the condition reading found no cohort. Every concept word must be one the records
     /// of k patients use (otherwise false: the question is not understood, and the caller's
     /// reply stands); a group under k gets the same reply as any group under k, and a group
@@ -1219,7 +1234,10 @@ impl AnswerEngine {
             .flatten()
             .filter(|t| super::question::is_concept_term(t))
             .all(|t| known.contains(t));
-        if concepts.is_empty() || !every_word_known {
+        // Alternatives ("A or B") are not counted: |A|, |B| and |A or B|, each of k or more and
+        // each pair differing by k or more, give |A and B| by inclusion-exclusion, which may be
+        // one patient; the overlap control compares answers in pairs only.
+        if concepts.is_empty() || !every_word_known || analysis.alternatives {
             return Ok(false);
         }
         let pool = self.store.pool();
@@ -1237,7 +1255,6 @@ impl AnswerEngine {
                 .await?,
             );
         }
-        let union = analysis.alternatives;
         let mut patients: BTreeSet<i64> = groups
             .first()
             .cloned()
@@ -1246,18 +1263,14 @@ impl AnswerEngine {
             .collect();
         for group in &groups[1..] {
             let group: BTreeSet<i64> = group.iter().copied().collect();
-            patients = if union {
-                patients.union(&group).copied().collect()
-            } else {
-                patients.intersection(&group).copied().collect()
-            };
+            patients = patients.intersection(&group).copied().collect();
         }
         let patients: Vec<i64> = patients.into_iter().collect();
         let described = concepts
             .iter()
             .map(|c| analysis.as_written(c.iter()))
             .collect::<Vec<_>>()
-            .join(if union { " or " } else { " and " });
+            .join(" and ");
         let mut when = String::new();
         if let (Some(first), Some(last)) = (analysis.months.first(), analysis.months.last()) {
             when = if first == last {
@@ -1557,8 +1570,8 @@ impl AnswerEngine {
             Ok(mut outputs) if !outputs.is_empty() => outputs.remove(0),
             Ok(_) => Default::default(),
             Err(e) => {
-                // The budget stays spent (a new query id pays again; the same one replays the
-                // same noise at no further cost).
+                // The budget stays spent: this refusal is what the same query id gets back
+                // from the ledger; asking again takes a new query id, and pays again.
                 tracing::warn!(error = %e, "DP generation failed");
                 draft.status = Some(AnswerStatus::Refused);
                 draft.answer =
@@ -1619,7 +1632,11 @@ impl AnswerEngine {
         // "his latest LDL", "the patient's allergies": a care team of one patient asks about
         // that patient, as if it had named them (the latest reading, a verified absence).
         let mut resolution = resolution;
-        if let (true, Scope::Patients(keys)) = (resolution.patients.is_empty(), scope) {
+        if let (true, true, Scope::Patients(keys)) = (
+            resolution.patients.is_empty(),
+            first_refers_to_the_patient(&query.question),
+            scope,
+        ) {
             if let [one] = keys.as_slice() {
                 resolution.patients = vec![*one];
                 resolution.words_of.insert(*one, BTreeSet::new());

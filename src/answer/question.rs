@@ -529,6 +529,32 @@ static LEXICON: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
         .collect()
 });
 
+/// Whether a lexicon phrase found at `start` of `text` is written as part of a name: a
+/// capitalized word (not in capitals) after a title or next to another capitalized word ("Mrs.
+/// Corona", "Flu Smith"), which the lexicon must leave for name detection. Phrases in capitals
+/// (abbreviations) are never names here.
+fn written_as_a_name(text: &str, start: usize, phrase: &str) -> bool {
+    let capitalized = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = w.chars();
+        chars.next().is_some_and(char::is_uppercase) && chars.any(char::is_lowercase)
+    };
+    if !capitalized(phrase) {
+        return false;
+    }
+    let previous = text[..start].split_whitespace().last().unwrap_or("");
+    let next = text[start + phrase.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    let title = matches!(
+        previous.trim_end_matches('.').to_lowercase().as_str(),
+        "mr" | "mrs" | "ms" | "miss" | "dr"
+    );
+    let sentence_start = previous.is_empty() || previous.ends_with(['.', '?', '!', ':']);
+    title || (!sentence_start && capitalized(previous)) || capitalized(next)
+}
+
 /// The question with everyday names of readings and the clinical words of the lexicon in the
 /// records' words, and the words only the rewriting brought in (never names: "camila" for
 /// "birth control" is a drug, not a patient the care team listed).
@@ -542,8 +568,21 @@ fn record_words(question: &str) -> (String, BTreeSet<String>) {
     for (pattern, to) in LEXICON.iter() {
         if pattern.is_match(&out) {
             // Twice: adjacent matches share the separator between them.
-            out = pattern.replace_all(&out, to.as_str()).into_owned();
-            out = pattern.replace_all(&out, to.as_str()).into_owned();
+            for _ in 0..2 {
+                let text = out.clone();
+                out = pattern
+                    .replace_all(&text, |c: &regex::Captures| {
+                        let phrase = c.get(2).expect("the phrase group");
+                        if written_as_a_name(&text, phrase.start(), phrase.as_str()) {
+                            c[0].to_string()
+                        } else {
+                            let mut rewritten = String::new();
+                            c.expand(to, &mut rewritten);
+                            rewritten
+                        }
+                    })
+                    .into_owned();
+            }
         }
     }
     let out = out.replace("body body temperature", "body temperature");
@@ -858,6 +897,18 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
     } else {
         (AnswerForm::Facts, now)
     }
+}
+
+/// The sex a title before a name says: "Mr. Homenick" male, "Mrs./Ms./Miss Wiza" female. Only a
+/// title as titles are written (capital, then lower case) before a capitalized word: "MS" is
+/// multiple sclerosis, "MR" a murmur.
+fn titled_sex(question: &str) -> Option<&'static str> {
+    static TITLE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(Mr|Mrs|Ms|Miss)\.?\s+\p{Lu}").expect("valid regex"));
+    TITLE.captures(question).map(|c| match &c[1] {
+        "Mr" => "male",
+        _ => "female",
+    })
 }
 
 /// "since 2018", "after 2015", "2010 or later": the first day of that year.
@@ -1233,19 +1284,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         form,
         now,
         since: since(&question),
-        titled_sex: {
-            let words = crate::text::words(&question);
-            if words.iter().any(|w| w == "mr") {
-                Some("male")
-            } else if words
-                .iter()
-                .any(|w| matches!(w.as_str(), "mrs" | "ms" | "miss"))
-            {
-                Some("female")
-            } else {
-                None
-            }
-        },
+        titled_sex: titled_sex(&question),
         alternatives: {
             let words = crate::text::words(&question);
             let has = |w: &str| words.iter().any(|x| x == w);
@@ -1973,6 +2012,13 @@ mod tests {
         let (text, introduced) = record_words("Is Camila on birth control?");
         assert!(text.contains("camila, trinessa"), "{text}");
         assert!(!introduced.contains("camila"), "the question wrote it");
+        // A capitalized word in a name stays for name detection; titles are titles only as
+        // written before a name ("MS" is multiple sclerosis).
+        assert_eq!(rewritten("Mrs. Corona's weight?"), "Mrs. Corona's weight?");
+        assert_eq!(rewritten("Any corona?"), "Any covid-19?");
+        assert_eq!(titled_sex("Does John Smith have MS?"), None);
+        assert_eq!(titled_sex("Last BP for Mr. Homenick?"), Some("male"));
+        assert_eq!(titled_sex("When was Mrs Homenick seen?"), Some("female"));
         let analysis = analyze("Is she on birth control?", &BTreeSet::new());
         assert!(!analysis.name_candidates.contains(&"camila".to_string()));
         assert!(

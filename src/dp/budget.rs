@@ -172,7 +172,8 @@ impl Budget {
         };
         let period_start: chrono::DateTime<chrono::Utc> = updated.get("period_start");
         if unpublished {
-            // The row keeps its first period: a refund goes back where the last spend went.
+            // The row moves to the period of this spend, so a refund goes back where the last
+            // charge went.
             sqlx::query(
                 "UPDATE dp_spend SET epsilon = epsilon + $3, delta = delta + $4,
                      period_start = $5, spent_at = now()

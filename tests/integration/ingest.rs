@@ -17,18 +17,20 @@ struct Expected {
 }
 
 const SUBSET_PATIENTS: usize = 10;
-// Chunks: summaries are cut at each kind of fact (2026-11-23: 175 → 196 on the subset).
+// Chunks: summaries are cut at each kind of fact (2026-11-23: 175 → 196 on the subset);
+// encounters became facts (2026-11-25: 196 → 208).
 const SUBSET: Expected = Expected {
     patients: 10,
     documents: 103,
-    embeddings: 196,
+    embeddings: 208,
 };
 // From `bench ingest` on the 120 patients with the section cut and medication reasons
-// (2026-11-23, docs/results/bench-ingest.json).
+// (2026-11-23, docs/results/bench-ingest.json); 10,036 → 10,226 chunks with encounters as facts
+// (2026-11-25, the 120-patient load of scripts/eval-natural.sh).
 const FULL: Expected = Expected {
     patients: 120,
     documents: 5102,
-    embeddings: 10036,
+    embeddings: 10226,
 };
 
 #[tokio::test(flavor = "multi_thread")]
