@@ -153,5 +153,70 @@ async fn evaluation_commands_write_the_thesis_tables() {
         utility["query"]["semscore"].as_f64().unwrap() > 0.4,
         "{utility}"
     );
+
+    // `eval natural`: a question file answered as its requesters, each a dry run, so the
+    // order of the questions changes nothing and no audit row is written.
+    let patient = patient_files_by_size()[0]
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .split('.')
+        .next()
+        .unwrap()
+        .to_string();
+    let asked = serde_json::json!([
+        {"id": "a", "audience": "care_team", "role": "clinician", "patients": [patient],
+         "question": "What are the patient's conditions?"},
+        {"id": "b", "audience": "cohort", "role": "researcher", "patients": [],
+         "question": "How many patients have had a flu shot?"},
+        {"id": "c", "audience": "cohort", "role": "researcher", "patients": [],
+         "question": "How many patients have had a flu shot since 2015?"},
+    ]);
+    let mut reversed = asked.as_array().unwrap().clone();
+    reversed.reverse();
+    let mut runs = Vec::new();
+    for (name, file) in [("forward", asked), ("reversed", reversed.into())] {
+        let questions = results.join(format!("natural-{name}.json"));
+        std::fs::write(&questions, file.to_string()).unwrap();
+        let out = results.join(format!("natural-{name}-answers.json"));
+        run_eval(
+            &run,
+            &[
+                "eval",
+                "natural",
+                "--questions",
+                questions.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        let mut answers: Vec<(String, String, String)> = read_json(&out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["id"].as_str().unwrap().to_string(),
+                    a["status"].as_str().unwrap().to_string(),
+                    a["answer"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        answers.sort();
+        runs.push(answers);
+    }
+    assert_eq!(runs[0], runs[1], "a dry run does not depend on the order");
+    let answers = &runs[0];
+    assert_eq!(answers[0].1, "answered", "{answers:?}");
+    // The cohort question is about every patient (the file's empty list is no list: with no
+    // patient at all it would read "fewer patients than the minimum").
+    assert_eq!(answers[1].1, "answered", "{answers:?}");
+    let audited: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM answer_audit WHERE requester_id = 'eval-natural'")
+            .fetch_one(run.store().await.pool())
+            .await
+            .unwrap();
+    assert_eq!(audited, 0, "dry runs write no audit row");
     run.cleanup().await;
 }
