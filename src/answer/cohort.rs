@@ -319,6 +319,48 @@ pub(crate) async fn concept_patients(
     Ok(patients)
 }
 
+/// How many facts of one patient hold every one of `terms` (each at the start of a word), dated
+/// in one of `months` or from `since` on when given: the events a "how many" question counts,
+/// over the whole record rather than the documents retrieved for it.
+pub(crate) async fn concept_events(
+    pool: &PgPool,
+    patient: i64,
+    terms: &[String],
+    months: &[NaiveDate],
+    since: Option<NaiveDate>,
+) -> Result<usize, StoreError> {
+    let patterns: Vec<String> = terms
+        .iter()
+        .map(|t| {
+            t.chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+        })
+        .filter(|t| t.len() >= 2)
+        .map(|t| format!(r"\m{t}"))
+        .collect();
+    if patterns.is_empty() {
+        return Ok(0);
+    }
+    let count: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM facts f
+         WHERE f.patient_key = $1 AND f.sentences ~* ALL ($2)
+           AND (cardinality($3::date[]) = 0 AND $4::date IS NULL
+                OR EXISTS (SELECT 1 FROM (SELECT coalesce(f.day, CASE WHEN f.event_date ~ '^\\d{4}-\\d{2}-\\d{2}'
+                                               THEN substr(f.event_date, 1, 10)::date END) AS d) w
+                           WHERE w.d IS NOT NULL
+                             AND (cardinality($3::date[]) = 0 OR date_trunc('month', w.d)::date = ANY($3))
+                             AND ($4::date IS NULL OR w.d >= $4)))",
+    )
+    .bind(patient)
+    .bind(&patterns)
+    .bind(months)
+    .bind(since)
+    .fetch_one(pool)
+    .await?;
+    Ok(count as usize)
+}
+
 pub(crate) async fn facts_of(
     pool: &PgPool,
     patients: &[i64],

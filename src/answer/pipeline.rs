@@ -367,6 +367,9 @@ struct Draft {
     dp_audit: Option<serde_json::Value>,
     /// A DP spend was charged for this answer: the published answer goes to its ledger row.
     dp_charged: bool,
+    /// For "how many" about one patient: the events on the whole record (the retrieved
+    /// documents hold only some of them).
+    events: Option<usize>,
 }
 
 impl Draft {
@@ -1667,6 +1670,21 @@ impl AnswerEngine {
         )
         .await?;
         draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+        if let (super::question::AnswerForm::Count, [patient]) =
+            (analysis.form, resolution.patients.as_slice())
+        {
+            if let Some(concept) = super::question::named_concepts(&analysis, known).first() {
+                let events = super::cohort::concept_events(
+                    self.store.pool(),
+                    *patient,
+                    concept,
+                    &analysis.months,
+                    analysis.since,
+                )
+                .await?;
+                draft.events = (events > 0).then_some(events);
+            }
+        }
         draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
         draft.patients.extend(resolution.patients.iter().copied());
         let subject = match resolution.patients.len() {
@@ -1974,11 +1992,13 @@ impl AnswerEngine {
         draft.synthetic_query = query.get().clone();
         draft.documents = document.get().document_ids.clone();
         draft.trace.synthetic_document = document.get().text();
-        let template = format!(
-            "{}{}",
-            super::respond::lead(document.get(), analysis.form, analysis.now),
-            template_answer(document.get())
-        );
+        // A count is said only as the whole record gives it, never from the retrieved part.
+        let lead = match (analysis.form, draft.events) {
+            (super::question::AnswerForm::Count, Some(n)) => format!("{n} on record. "),
+            (super::question::AnswerForm::Count, None) => String::new(),
+            (form, _) => super::respond::lead(document.get(), form, analysis.now),
+        };
+        let template = format!("{lead}{}", template_answer(document.get()));
         self.respond(&document, &query, template, draft).await;
         Ok(())
     }

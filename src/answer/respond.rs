@@ -165,33 +165,16 @@ fn blood_pressure_as_written(text: &str) -> String {
     out
 }
 
-/// How many events a document's lines record: one per line, or the count a folded line carries
-/// ("4 readings", "Recorded 2 times that day", "Prescribed 10 times").
-pub fn events(document: &SyntheticDocument) -> usize {
-    static MANY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\((\d+) readings|Recorded (\d+) times|Prescribed (\d+) times")
-            .expect("valid pattern")
-    });
-    document
-        .lines
-        .iter()
-        .map(|line| {
-            MANY.captures(line)
-                .and_then(|c| c.iter().skip(1).flatten().next())
-                .and_then(|m| m.as_str().parse().ok())
-                .unwrap_or(1)
-        })
-        .sum()
-}
-
 /// The first words of a template answer for the shape of answer the question asks: "Yes." for
 /// a yes/no question whose concept the document holds ("Not at present." when it asks about
-/// now and every such medication is stopped or condition resolved), the number of events for
-/// "how many". The facts follow, so the reader sees what the lead stands on.
+/// now and every such medication is stopped or condition resolved). The facts follow, so the
+/// reader sees what the lead stands on.
 pub fn lead(document: &SyntheticDocument, form: AnswerForm, now: bool) -> String {
     match form {
         AnswerForm::Facts => String::new(),
-        AnswerForm::Count => format!("{} on record. ", events(document)),
+        // A count comes from the whole record (the caller counts it), never from the facts a
+        // retrieval happened to bring.
+        AnswerForm::Count => String::new(),
         AnswerForm::YesNo => {
             let ended = |l: &String| {
                 l.contains("Status is stopped")
