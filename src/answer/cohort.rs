@@ -267,20 +267,32 @@ pub(crate) async fn overlap(
     Ok(refused)
 }
 
-/// The patients of `scope` with a fact (of any kind: condition, medication, procedure,
-/// immunization, allergy, reading) holding every one of `terms` (each at the start of a word of
-/// its sentences), dated in one of `months` (first days) or from
-/// `since` on when given (a summary fact by its own date: an onset, a prescription), active when
-/// `active` (a medication or condition whose status says so).
-pub(crate) async fn concept_patients(
+/// A concept asked about: its terms, the months (first days) or the first day it is asked from,
+/// and whether only what is active counts.
+pub(crate) struct ConceptFilter<'a> {
+    /// Terms a fact must hold, each at the start of a word of its sentences.
+    pub terms: &'a [String],
+    /// Months the fact must be dated in (none: any).
+    pub months: &'a [NaiveDate],
+    /// The first day the fact may be dated (none: any).
+    pub since: Option<NaiveDate>,
+    /// Only facts whose status says active (a medication, a condition).
+    pub active: bool,
+}
+
+/// For each patient of `patients` (`None`: every patient) with a fact (of any kind: condition,
+/// medication, procedure, immunization, allergy, encounter, reading) that the filter admits,
+/// the number of such facts. A summary fact is dated by its own date (an onset, a
+/// prescription). Terms match at the start of a word (a stem: "diabete" finds "Diabetes"),
+/// never inside one: the words known to k patients are whole words, and a short term inside a
+/// rarer word would count the few who hold that word.
+async fn concept_facts(
     pool: &PgPool,
-    scope: &Scope,
-    terms: &[String],
-    months: &[NaiveDate],
-    since: Option<NaiveDate>,
-    active: bool,
-) -> Result<Vec<i64>, StoreError> {
-    let patterns: Vec<String> = terms
+    patients: Option<Vec<i64>>,
+    filter: &ConceptFilter<'_>,
+) -> Result<Vec<(i64, i64)>, StoreError> {
+    let patterns: Vec<String> = filter
+        .terms
         .iter()
         .map(|t| {
             t.chars()
@@ -288,16 +300,13 @@ pub(crate) async fn concept_patients(
                 .collect::<String>()
         })
         .filter(|t| t.len() >= 2)
-        // At the start of a word (a stem: "diabete" finds "Diabetes"), never inside one: the
-        // words known to k patients are whole words, and a short term inside a rarer word
-        // would count the few who hold that word.
         .map(|t| format!(r"\m{t}"))
         .collect();
     if patterns.is_empty() {
         return Ok(Vec::new());
     }
-    let patients: Vec<i64> = sqlx::query_scalar(
-        "SELECT DISTINCT f.patient_key FROM facts f
+    let rows = sqlx::query(
+        "SELECT f.patient_key, count(*) AS facts FROM facts f
          WHERE ($1::bigint[] IS NULL OR f.patient_key = ANY($1))
            AND f.sentences ~* ALL ($2)
            AND (NOT $5 OR f.sentences ~* '(^|\\. )(clinical )?status is active')
@@ -307,58 +316,45 @@ pub(crate) async fn concept_patients(
                            WHERE w.d IS NOT NULL
                              AND (cardinality($3::date[]) = 0 OR date_trunc('month', w.d)::date = ANY($3))
                              AND ($4::date IS NULL OR w.d >= $4)))
-         ORDER BY 1",
+         GROUP BY f.patient_key ORDER BY 1",
     )
-    .bind(scope.keys())
+    .bind(patients)
     .bind(&patterns)
-    .bind(months)
-    .bind(since)
-    .bind(active)
+    .bind(filter.months)
+    .bind(filter.since)
+    .bind(filter.active)
     .fetch_all(pool)
     .await?;
-    Ok(patients)
+    Ok(rows
+        .iter()
+        .map(|r| (r.get("patient_key"), r.get("facts")))
+        .collect())
 }
 
-/// How many facts of one patient hold every one of `terms` (each at the start of a word), dated
-/// in one of `months` or from `since` on when given: the events a "how many" question counts,
+/// The patients of `scope` with a fact the filter admits (see [`concept_facts`]).
+pub(crate) async fn concept_patients(
+    pool: &PgPool,
+    scope: &Scope,
+    filter: &ConceptFilter<'_>,
+) -> Result<Vec<i64>, StoreError> {
+    Ok(concept_facts(pool, scope.keys(), filter)
+        .await?
+        .into_iter()
+        .map(|(patient, _)| patient)
+        .collect())
+}
+
+/// How many facts of one patient the filter admits: the events a "how many" question counts,
 /// over the whole record rather than the documents retrieved for it.
 pub(crate) async fn concept_events(
     pool: &PgPool,
     patient: i64,
-    terms: &[String],
-    months: &[NaiveDate],
-    since: Option<NaiveDate>,
+    filter: &ConceptFilter<'_>,
 ) -> Result<usize, StoreError> {
-    let patterns: Vec<String> = terms
-        .iter()
-        .map(|t| {
-            t.chars()
-                .filter(|c| c.is_alphanumeric())
-                .collect::<String>()
-        })
-        .filter(|t| t.len() >= 2)
-        .map(|t| format!(r"\m{t}"))
-        .collect();
-    if patterns.is_empty() {
-        return Ok(0);
-    }
-    let count: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM facts f
-         WHERE f.patient_key = $1 AND f.sentences ~* ALL ($2)
-           AND (cardinality($3::date[]) = 0 AND $4::date IS NULL
-                OR EXISTS (SELECT 1 FROM (SELECT coalesce(f.day, CASE WHEN f.event_date ~ '^\\d{4}-\\d{2}-\\d{2}'
-                                               THEN substr(f.event_date, 1, 10)::date END) AS d) w
-                           WHERE w.d IS NOT NULL
-                             AND (cardinality($3::date[]) = 0 OR date_trunc('month', w.d)::date = ANY($3))
-                             AND ($4::date IS NULL OR w.d >= $4)))",
-    )
-    .bind(patient)
-    .bind(&patterns)
-    .bind(months)
-    .bind(since)
-    .fetch_one(pool)
-    .await?;
-    Ok(count as usize)
+    Ok(concept_facts(pool, Some(vec![patient]), filter)
+        .await?
+        .first()
+        .map_or(0, |(_, n)| *n as usize))
 }
 
 pub(crate) async fn facts_of(

@@ -1246,17 +1246,13 @@ impl AnswerEngine {
         let pool = self.store.pool();
         let mut groups = Vec::new();
         for concept in &concepts {
-            groups.push(
-                super::cohort::concept_patients(
-                    pool,
-                    scope,
-                    concept,
-                    &analysis.months,
-                    analysis.since,
-                    analysis.now,
-                )
-                .await?,
-            );
+            let filter = super::cohort::ConceptFilter {
+                terms: concept,
+                months: &analysis.months,
+                since: analysis.since,
+                active: analysis.now,
+            };
+            groups.push(super::cohort::concept_patients(pool, scope, &filter).await?);
         }
         let mut patients: BTreeSet<i64> = groups
             .first()
@@ -1674,14 +1670,14 @@ impl AnswerEngine {
             (analysis.form, resolution.patients.as_slice())
         {
             if let Some(concept) = super::question::named_concepts(&analysis, known).first() {
-                let events = super::cohort::concept_events(
-                    self.store.pool(),
-                    *patient,
-                    concept,
-                    &analysis.months,
-                    analysis.since,
-                )
-                .await?;
+                let filter = super::cohort::ConceptFilter {
+                    terms: concept,
+                    months: &analysis.months,
+                    since: analysis.since,
+                    active: false,
+                };
+                let events =
+                    super::cohort::concept_events(self.store.pool(), *patient, &filter).await?;
                 draft.events = (events > 0).then_some(events);
             }
         }
