@@ -511,6 +511,10 @@ def name_leaks():
     return n
 
 
+# Checks a set built on this oracle adds to --check (eval/natural2: no question of this set).
+EXTRA_CHECKS = []
+
+
 def main(argv):
     if "--facts" in argv:
         pid = argv[argv.index("--facts") + 1]
@@ -545,6 +549,8 @@ def main(argv):
             print("EXTRA in questions.json (no oracle spec):", x)
             bad += 1
         bad += name_leaks()
+        for extra_check in EXTRA_CHECKS:
+            bad += extra_check(qs)
         print(f"checked {len(qs)} questions against the raw bundles: "
               f"{'OK' if not bad else str(bad) + ' problems'}")
         return 1 if bad else 0
