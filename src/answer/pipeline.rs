@@ -381,21 +381,6 @@ impl Draft {
     }
 }
 
-/// Whether a question speaks of its patient without a name ("his latest LDL", "the patient's
-/// allergies", "pt's meds"): only then is a one-patient panel's patient the one asked about (a
-/// lower-case name the vault does not resolve must not fall back to the listed patient).
-fn first_refers_to_the_patient(question: &str) -> bool {
-    const REFERRING: &[&str] = &[
-        "he", "she", "his", "her", "him", "hers", "they", "their", "them", "patient", "pt",
-        "patients", "pts",
-    ];
-    let words = crate::text::words(question);
-    words.iter().any(|w| REFERRING.contains(&w.as_str()))
-        && !words
-            .iter()
-            .any(|w| w.chars().any(|c| c.is_ascii_digit()) && w.len() > 3)
-}
-
 /// Whether a name the question writes in full ("Jane Smith") is not the whole name of one
 /// listed patient, though one of its words matches one ("Mary Smith" on the list): then it names
 /// somebody else (a patient outside the list, or nobody), and answering with the listed
@@ -1084,6 +1069,19 @@ impl AnswerEngine {
                     draft.settle(policy::AMBIGUOUS);
                     return Ok(());
                 }
+                // "his latest LDL", "the patient's allergies": a care team of one patient asks
+                // about that patient, as if it had named them (the latest reading, a verified
+                // absence); never for a name the vault did not resolve.
+                if let (true, true, Scope::Patients(keys)) = (
+                    resolution.patients.is_empty(),
+                    first.speaks_of_the_patient,
+                    &scope,
+                ) {
+                    if let [one] = keys.as_slice() {
+                        resolution.patients = vec![*one];
+                        resolution.words_of.insert(*one, BTreeSet::new());
+                    }
+                }
                 self.care_team(query, &scope, resolution, &known, search_started, draft)
                     .await
             }
@@ -1181,11 +1179,9 @@ impl AnswerEngine {
         }
         let document =
             super::cohort::aggregate(pool, &patients, analysis, condition.as_deref(), k).await?;
-        let counted = |document: &Option<SyntheticDocument>| {
-            document.as_ref().is_none_or(|d| d.lines.is_empty())
-                && analysis.form == super::question::AnswerForm::Count
-        };
-        if counted(&document)
+        // No cohort by the condition reading: a "how many" may still name another concept.
+        if document.as_ref().is_none_or(|d| d.lines.is_empty())
+            && analysis.form == super::question::AnswerForm::Count
             && self
                 .concept_count(requester, scope, analysis, known, draft)
                 .await?
@@ -1235,7 +1231,7 @@ impl AnswerEngine {
             .phrases
             .iter()
             .flatten()
-            .filter(|t| super::question::is_concept_term(t))
+            .filter(|t| super::question::is_concept(t))
             .all(|t| known.contains(t));
         // Alternatives ("A or B") are not counted: |A|, |B| and |A or B|, each of k or more and
         // each pair differing by k or more, give |A and B| by inclusion-exclusion, which may be
@@ -1626,19 +1622,6 @@ impl AnswerEngine {
                     draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
                     return Ok(());
                 }
-            }
-        }
-        // "his latest LDL", "the patient's allergies": a care team of one patient asks about
-        // that patient, as if it had named them (the latest reading, a verified absence).
-        let mut resolution = resolution;
-        if let (true, true, Scope::Patients(keys)) = (
-            resolution.patients.is_empty(),
-            first_refers_to_the_patient(&query.question),
-            scope,
-        ) {
-            if let [one] = keys.as_slice() {
-                resolution.patients = vec![*one];
-                resolution.words_of.insert(*one, BTreeSet::new());
             }
         }
         let k = query

@@ -735,6 +735,10 @@ pub struct QuestionAnalysis {
     pub name_runs: Vec<Vec<String>>,
     /// The shape of answer it asks for (facts, yes or no, a count).
     pub form: AnswerForm,
+    /// Whether it speaks of its patient by a pronoun or as "the patient" ("his latest LDL",
+    /// "pt's meds") and writes no name-like word: only then is a one-patient panel's patient
+    /// the one asked about.
+    pub speaks_of_the_patient: bool,
     /// The sex a title says ("Mr." male; "Mrs.", "Ms.", "Miss" female), to tell apart two
     /// listed patients who share the name it precedes.
     pub titled_sex: Option<&'static str>,
@@ -909,21 +913,6 @@ fn titled_sex(question: &str) -> Option<&'static str> {
         "Mr" => "male",
         _ => "female",
     })
-}
-
-/// "since 2018", "after 2015", "2010 or later": the first day of that year.
-fn since(question: &str) -> Option<NaiveDate> {
-    static SINCE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"(?i)\b(?:since|after|from)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+or\s+later\b",
-        )
-        .expect("valid regex")
-    });
-    let c = SINCE.captures(question)?;
-    let year: i32 = c.get(1).or(c.get(2))?.as_str().parse().ok()?;
-    // "after 2015" starts with 2016.
-    let after = question.to_lowercase().contains("after");
-    NaiveDate::from_ymd_opt(year + i32::from(after), 1, 1)
 }
 
 /// Which end of the record a question asks for.
@@ -1276,6 +1265,14 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .filter(|f| f.category != "pii:date")
         .count()
         + birth_dates;
+    const REFERRING: &[&str] = &[
+        "he", "she", "his", "her", "him", "hers", "they", "their", "them", "patient", "pt",
+        "patients", "pts",
+    ];
+    let speaks_of_the_patient = name_like.is_empty()
+        && crate::text::words(&question)
+            .iter()
+            .any(|w| REFERRING.contains(&w.as_str()));
     QuestionAnalysis {
         name_candidates: candidates.into_iter().collect(),
         name_like: name_like.into_iter().collect(),
@@ -1283,8 +1280,9 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         name_runs,
         form,
         now,
-        since: since(&question),
+        since: crate::text::dates::since(&question),
         titled_sex: titled_sex(&question),
+        speaks_of_the_patient,
         alternatives: {
             let words = crate::text::words(&question);
             let has = |w: &str| words.iter().any(|x| x == w);
@@ -1879,15 +1877,10 @@ pub fn holds_phrases(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> b
     })
 }
 
-/// Whether a term names a concept of the record (not a generic or statistical word).
-fn is_concept(term: &str) -> bool {
+/// Whether a term names a concept of the record (not a generic or statistical word such as
+/// "patient", "value" or "visit").
+pub fn is_concept(term: &str) -> bool {
     !GENERIC_TERMS.contains(&term)
-}
-
-/// Whether a term names a concept of the record (not a generic word such as "patient",
-/// "value" or "visit").
-pub fn is_concept_term(term: &str) -> bool {
-    is_concept(term)
 }
 
 /// Whether the question names a concept of the record at all ("diagnosed with dyspnea",

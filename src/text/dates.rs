@@ -246,6 +246,23 @@ pub fn months(text: &str) -> Vec<NaiveDate> {
     out
 }
 
+/// "since 2018", "from 2018", "after 2015", "2010 or later": the first day of the first year the
+/// text asks about from then on ("after 2015" starts with 2016).
+pub fn since(text: &str) -> Option<NaiveDate> {
+    static SINCE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(since|after|from)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+or\s+later\b",
+        )
+        .expect("valid since regex")
+    });
+    let c = SINCE.captures(text)?;
+    let year: i32 = c.get(2).or(c.get(3))?.as_str().parse().ok()?;
+    let after = c
+        .get(1)
+        .is_some_and(|w| w.as_str().eq_ignore_ascii_case("after"));
+    ymd(year + i32::from(after), 1, 1)
+}
+
 /// "early 2017" (January to April), "mid 2017" (May to August), "late 2017" (September to
 /// December), "in 2017" or "during 2017" (the whole year): the months of each period, as their
 /// first days. Kept apart from [`find`]: these are not dates to generalize, only ranges a
@@ -298,6 +315,20 @@ pub fn names_a_day(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn since_reads_the_first_year_asked_from() {
+        let first = |y| NaiveDate::from_ymd_opt(y, 1, 1);
+        assert_eq!(since("ER visits since 2018?"), first(2018));
+        assert_eq!(since("deaths in 2010 or later"), first(2010));
+        assert_eq!(
+            since("any admissions after 2015 for the pneumonia"),
+            first(2016)
+        );
+        // "after" elsewhere in the question does not shift the year.
+        assert_eq!(since("since 2018, after her surgery"), first(2018));
+        assert_eq!(since("weight in 2019"), None);
+    }
 
     #[test]
     fn periods_of_a_year() {
