@@ -18,6 +18,11 @@ scripts/fetch-llm.sh >/dev/null # SmolLM2 GGUF for the local-model tests (sha256
 
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
-cargo test --lib --bins
+# Bounded, so that a test that hangs fails the run with its name (cargo prints a test running
+# for over 60 s) instead of eating CI's whole allowance. `timeout` signals the process group,
+# so the test binary goes with cargo. Typical: 1 min of unit tests, 6 of integration on 2 cores.
+cargo test --lib --bins --no-run
+timeout -k 30 900 cargo test --lib --bins
 # One scenario at a time: each runs real workers that embed on every core.
-cargo test --test integration -- --test-threads=1
+cargo test --test integration --no-run
+timeout -k 30 2400 cargo test --test integration -- --test-threads=1

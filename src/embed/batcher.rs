@@ -229,17 +229,30 @@ async fn form_batches(
         let mut tokens = first.tokens;
         let mut batch = vec![first];
         while batch.len() < limits.max_batch_items {
+            // Registered before the flag is read, so that the model going idle in between
+            // still wakes this wait; `notify_waiters` leaves no permit behind to end a later
+            // wait early.
+            let model_idle = idle.notify.notified();
+            tokio::pin!(model_idle);
+            model_idle.as_mut().enable();
             let next = match items.try_recv() {
-                Ok(next) => Some(next),
-                Err(mpsc::error::TryRecvError::Disconnected) => None,
-                Err(mpsc::error::TryRecvError::Empty) if idle.flag.load(Ordering::Acquire) => None,
+                Ok(next) => next,
+                Err(mpsc::error::TryRecvError::Disconnected) => break,
+                // The model is free: what is queued now leaves with this batch, nothing more.
+                Err(mpsc::error::TryRecvError::Empty) if idle.flag.load(Ordering::Acquire) => break,
                 Err(mpsc::error::TryRecvError::Empty) => tokio::select! {
-                    next = items.recv() => next,
-                    _ = idle.notify.notified() => None,
-                    _ = tokio::time::sleep_until(deadline) => None,
+                    // Biased: a text already queued joins the batch even when the model went
+                    // idle at the same moment.
+                    biased;
+                    next = items.recv() => match next {
+                        Some(next) => next,
+                        None => break,
+                    },
+                    // Back to the top, which drains the queue before the batch leaves.
+                    _ = model_idle => continue,
+                    _ = tokio::time::sleep_until(deadline) => break,
                 },
             };
-            let Some(next) = next else { break };
             if next.reply.is_closed() {
                 continue;
             }
@@ -267,7 +280,7 @@ fn run_model(
     loop {
         if batches.is_empty() {
             idle.flag.store(true, Ordering::Release);
-            idle.notify.notify_one();
+            idle.notify.notify_waiters();
         }
         let Some(batch) = batches.blocking_recv() else {
             return;
@@ -539,10 +552,19 @@ mod tests {
         for _ in 0..2 {
             open.send(()).unwrap();
         }
-        first.await.unwrap().unwrap();
-        for vector in rest.await {
-            vector.unwrap();
+        // Bounded: a batch cut in two would wait for a third opening of the gate forever.
+        let finished = tokio::time::timeout(Duration::from_secs(60), async {
+            first.await.unwrap().unwrap();
+            for vector in rest.await {
+                vector.unwrap();
+            }
+        })
+        .await;
+        // Lets a model call stuck at the gate return, so the runtime can shut down.
+        for _ in 0..8 {
+            let _ = open.send(());
         }
+        assert!(finished.is_ok(), "batches: {:?}", sizes.lock().unwrap());
         assert_eq!(sizes.lock().unwrap().clone(), vec![1, 5]);
     }
 
