@@ -1,49 +1,64 @@
 #!/usr/bin/env bash
-# The throughput benchmarks on a GPU machine: builds `--features cuda` (with the system CUDA
-# toolkit, or one assembled from NVIDIA's PyPI wheels by scripts/cuda-toolchain.sh, plus the
-# cuBLAS, cuRAND and NVRTC wheels to link against; libcuda comes from the machine's driver), then
-# runs `bench embed` (against sentence-transformers on the same GPU) and `bench ingest` on the
-# 120-patient archive with `--device cuda`, writing docs/results/gpu/bench-embed.json and
-# docs/results/gpu/bench-ingest.json. Needs the services (scripts/services.sh up) for the ingest.
+# The embedding benchmarks on a GPU machine that has PyTorch, sentence-transformers and the CUDA
+# 13 libraries but no Rust toolchain and no network (the machines our device tool lends):
 #
-# NOT YET RUN: no GPU was lent to the task that wrote it (see the README's GPU section).
-#   CUDA_COMPUTE_CAP   the GPU's compute capability (default: read from nvidia-smi)
+#   here:      scripts/gpu-payload.sh            builds `--features cuda` (scripts/cuda-build.sh)
+#                                                and packs it with the model and archive in .gpu/
+#   GPU side:  scripts/bench-gpu.sh [PAYLOAD]    unpacks, then `bench embed --device cuda` against
+#                                                sentence-transformers on the same GPU, same texts,
+#                                                same precision, alternating rounds
+#
+# Runs all-MiniLM-L6-v2 (weights rounded to f16 for transport, see scripts/gpu_payload.py) in
+# f32, f16 and bf16, and a random-weight model of bge-base-en-v1.5's shape in f16, bf16 and f32,
+# over every chunk text of the 120-patient archive. Writes one JSON per run and log.txt to
+# FHIR_RAG_GPU_OUT (default docs/results/gpu); FHIR_RAG_GPU_RUNS picks runs (MODEL-PRECISION),
+# FHIR_RAG_GPU_ROUNDS the rounds of each side (default 2). `bench ingest --device cuda` is not run: it needs
+# PostgreSQL and a Kafka broker, which such a machine has not and cannot fetch.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-out=docs/results/gpu
+payload=${1:-.gpu}
+out=${FHIR_RAG_GPU_OUT:-docs/results/gpu}
+work=${FHIR_RAG_GPU_WORK:-/tmp/fhir-rag-gpu}
+rounds=${FHIR_RAG_GPU_ROUNDS:-2}
 mkdir -p "$out"
+log=$out/log.txt
+say() { echo "[bench-gpu] $*" | tee -a "$log" >&2; }
 
-if ! command -v nvcc >/dev/null; then
-    eval "$(scripts/cuda-toolchain.sh)"
-    libs=.services/cuda/link
-    if [ ! -d "$libs/nvidia" ]; then
-        python3 -m pip install -q --disable-pip-version-check --no-deps --target "$libs" \
-            "nvidia-cublas==13.0.2.14" "nvidia-curand==10.4.0.35" "nvidia-cuda-nvrtc==13.0.88" >&2
-    fi
-    # The wheels ship versioned libraries only; the linker looks for the plain names.
-    for lib in "$libs"/nvidia/cu13/lib/lib*.so.*; do
-        plain=${lib%%.so.*}.so
-        [ -e "$plain" ] || ln -s "$(basename "$lib")" "$plain"
-    done
-    export LIBRARY_PATH="$PWD/$libs/nvidia/cu13/lib:${LIBRARY_PATH:-}"
-    export LD_LIBRARY_PATH="$PWD/$libs/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
-fi
-if [ -z "${CUDA_COMPUTE_CAP:-}" ] && command -v nvidia-smi >/dev/null; then
-    CUDA_COMPUTE_CAP=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
-    export CUDA_COMPUTE_CAP
-fi
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv >&2 || true
-cargo build --release --features cuda
+nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap,clocks.max.sm \
+    --format=csv 2>&1 | tee -a "$log" >&2 || true
+started=$SECONDS
+python3 scripts/gpu_payload.py unpack "$payload" "$work"
+say "unpacked in $((SECONDS - started)) s"
 
-venv=${FHIR_RAG_ST_VENV:-.services/st-venv}
-if ! "$venv/bin/python" -c "import sentence_transformers, torch" 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check \
-        "sentence-transformers==6.2.*" "torch==2.15.*" >&2
+# cuBLAS, cuRAND, NVRTC and the CUDA runtime of the machine's PyTorch; libcuda from the driver.
+nvidia_libs=$(python3 -c '
+import glob, importlib.util, os
+spec = importlib.util.find_spec("nvidia")
+roots = spec.submodule_search_locations if spec else []
+print(":".join(sorted({os.path.dirname(p) for r in roots for p in glob.glob(r + "/**/lib*.so*", recursive=True)})))')
+export LD_LIBRARY_PATH="$nvidia_libs:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
+if ldd "$work/fhir-rag" | grep "not found" | tee -a "$log" >&2; then
+    say "libraries missing (above)"
+    exit 1
 fi
-model_dir=$(scripts/fetch-model.sh)
-FHIR_RAG_ST_DEVICE=cuda target/release/fhir-rag bench embed --device cuda --model-dir "$model_dir" \
-    --reference-python "$venv/bin/python" --output "$out/bench-embed.json" "$@"
-eval "$(scripts/services.sh env)"
-target/release/fhir-rag bench ingest --device cuda --model-dir "$model_dir" \
-    --output "$out/bench-ingest.json"
+
+run() {
+    local name=$1
+    shift
+    say "$name: $*"
+    "$work/fhir-rag" bench embed --device cuda --embed-engine candle \
+        --data "$work/archive" --texts 1000000 --rounds "$rounds" \
+        --reference-python python3 --reference-batch 512 \
+        --max-batch-tokens 65536 --max-batch-items 1024 --embed-queue 16384 \
+        --output "$out/$name.json" "$@" 2>&1 | tee -a "$log" >&2 || say "$name failed"
+}
+# sentence-transformers on the same GPU, in the same precision (st_reference.py).
+export FHIR_RAG_ST_DEVICE=cuda
+for name in ${FHIR_RAG_GPU_RUNS:-minilm-f32 bge-shaped-bf16 minilm-bf16 bge-shaped-f16 minilm-f16 bge-shaped-f32}; do
+    case $name in
+    minilm-*) model=minilm ;;
+    *) model=bge-shaped ;;
+    esac
+    run "$name" --model-dir "$work/$model" --embed-precision "${name##*-}"
+done
+say "done in $((SECONDS - started)) s"

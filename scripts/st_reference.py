@@ -5,7 +5,8 @@ computed as little-endian float32 rows, for the cosine check.
 
     python st_reference.py TEXTS_JSONL MODEL_DIR THREADS BATCH VECTORS_OUT
 
-The device is FHIR_RAG_ST_DEVICE (default cpu; scripts/bench-gpu.sh sets cuda).
+The device is FHIR_RAG_ST_DEVICE (default cpu; scripts/bench-gpu.sh sets cuda), and the number
+format FHIR_RAG_ST_DTYPE (f32, f16 or bf16: the one fhir-rag's side computes in).
 """
 
 import json
@@ -28,13 +29,19 @@ def main() -> None:
     started = time.perf_counter()
     device = os.environ.get("FHIR_RAG_ST_DEVICE", "cpu")
     model = SentenceTransformer(model_dir, device=device, local_files_only=True)
+    dtype = os.environ.get("FHIR_RAG_ST_DTYPE", "f32")
+    if dtype == "f16":
+        model.half()
+    elif dtype == "bf16":
+        model.to(torch.bfloat16)
     load_s = time.perf_counter() - started
     # One small warm-up batch, as fhir-rag's model is warm when its round is timed.
     model.encode(texts[:batch], batch_size=batch)
     started = time.perf_counter()
-    vectors = model.encode(texts, batch_size=batch, convert_to_numpy=True)
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
+    # As tensors, then f32 on the host (numpy has no bfloat16): the vectors' trip to the host
+    # is timed, as fhir-rag's is.
+    vectors = model.encode(texts, batch_size=batch, convert_to_tensor=True)
+    vectors = vectors.float().cpu().numpy()
     seconds = time.perf_counter() - started
     vectors.astype("<f4").tofile(vectors_out)
     print(
@@ -45,6 +52,9 @@ def main() -> None:
                 "texts": len(texts),
                 "dimension": int(vectors.shape[1]),
                 "torch": torch.__version__,
+                "dtype": dtype,
+                "batch": batch,
+                "device": device,
                 "threads": torch.get_num_threads(),
                 "max_seq_length": model.max_seq_length,
             }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::backfill::{self, BackfillConfig};
 use crate::bus::{topics, BusConfig};
 use crate::config::ModelConfig;
+use crate::embed::bert::DeviceKind;
 use crate::ingest::worker::{self, IngestConfig};
 use crate::store::{self, Store, StoreConfig};
 
@@ -937,8 +938,20 @@ pub struct EmbedBenchResult {
     pub cpu: String,
     /// Embedding model.
     pub model: String,
-    /// How fhir-rag was built: `mkl` (Intel MKL matrix products) or `gemm` (candle's default).
+    /// How fhir-rag was built: `mkl` (Intel MKL matrix products), `gemm` (candle's default),
+    /// with `+cuda` for a build with CUDA kernels.
     pub build: String,
+    /// Where the model ran (`--device`), and the GPU's name on a GPU.
+    pub device: String,
+    /// What candle's engine computed in (`--embed-precision`); the reference runs in the same.
+    pub precision: String,
+    /// Floating-point operations per token of the model's forward pass, for the texts' mean
+    /// length: 2 × (4h² + 2h·i) per layer for the projections and feed-forward, plus
+    /// 4 × length × h per layer for the attention's two products. With tokens/s, the model
+    /// FLOP/s (MFU = that over the device's peak).
+    pub flops_per_token: f64,
+    /// `flops_per_token` × tokens/s of fhir-rag, in TFLOP/s.
+    pub fhir_rag_tflops: f64,
     /// GELU computed with the tanh formula (`--approximate-gelu`).
     pub approximate_gelu: bool,
     /// The forward pass: `native` (ours) or `candle` (`--embed-engine`).
@@ -1024,6 +1037,35 @@ fn cpu_name() -> String {
         .unwrap_or_default()
 }
 
+/// The first GPU's name, as nvidia-smi says (empty without it).
+fn gpu_name() -> String {
+    std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=name", "--format=csv,noheader"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.lines().next().map(|l| l.trim().to_string()))
+        .unwrap_or_default()
+}
+
+/// Forward-pass FLOPs per token of the BERT model in `dir` for texts of `length` tokens (see
+/// [`EmbedBenchResult::flops_per_token`]).
+fn model_flops_per_token(dir: &std::path::Path, length: f64) -> anyhow::Result<f64> {
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("config.json"))?)?;
+    let field = |name: &str| {
+        config[name]
+            .as_f64()
+            .ok_or_else(|| anyhow::anyhow!("config.json has no {name}"))
+    };
+    let (hidden, inner, layers) = (
+        field("hidden_size")?,
+        field("intermediate_size")?,
+        field("num_hidden_layers")?,
+    );
+    Ok(layers * (2.0 * (4.0 * hidden * hidden + 2.0 * hidden * inner) + 4.0 * length * hidden))
+}
+
 /// One reference round: the script's JSON line and its vectors.
 fn reference_round(
     config: &EmbedBenchConfig,
@@ -1040,6 +1082,10 @@ fn reference_round(
         .arg(vectors_file)
         .env("HF_HUB_OFFLINE", "1")
         .env("TRANSFORMERS_OFFLINE", "1")
+        .env(
+            "FHIR_RAG_ST_DTYPE",
+            format!("{:?}", config.model.embed_precision).to_lowercase(),
+        )
         .env("OMP_NUM_THREADS", threads.to_string())
         .env("MKL_NUM_THREADS", threads.to_string())
         .output()
@@ -1165,12 +1211,25 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
     };
     let ours_rate = tokens as f64 / median(&ours);
     let theirs_rate = (!theirs.is_empty()).then(|| tokens as f64 / median(&theirs));
+    let flops_per_token =
+        model_flops_per_token(&config.model.model_dir, tokens as f64 / texts.len() as f64)?;
     let result = EmbedBenchResult {
         date: chrono::Utc::now().to_rfc3339(),
         cores,
         cpu: cpu_name(),
         model: info.name.clone(),
-        build: if cfg!(feature = "mkl") { "mkl" } else { "gemm" }.into(),
+        build: format!(
+            "{}{}",
+            if cfg!(feature = "mkl") { "mkl" } else { "gemm" },
+            if cfg!(feature = "cuda") { "+cuda" } else { "" }
+        ),
+        device: match config.model.device {
+            DeviceKind::Cpu => "cpu".into(),
+            DeviceKind::Cuda => format!("cuda: {}", gpu_name()),
+        },
+        precision: format!("{:?}", config.model.embed_precision).to_lowercase(),
+        flops_per_token,
+        fhir_rag_tflops: flops_per_token * ours_rate / 1e12,
         approximate_gelu: config.model.approximate_gelu,
         engine: format!("{:?}", config.model.engine()).to_lowercase(),
         workers: config.model.embed_workers,

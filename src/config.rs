@@ -12,7 +12,7 @@ use crate::answer::worker::AskConfig;
 use crate::backfill::BackfillConfig;
 use crate::bus::BusConfig;
 use crate::embed::batcher::{BatchLimits, EmbeddingService};
-use crate::embed::bert::{BertEmbedder, DeviceKind, Engine};
+use crate::embed::bert::{BertEmbedder, DeviceKind, Engine, LoadOptions, Precision};
 use crate::embed::{EmbedError, Pooling};
 use crate::ingest::worker::IngestConfig;
 use crate::llm::LlmConfig;
@@ -233,6 +233,15 @@ pub struct ModelConfig {
     /// or `candle` (candle's BERT; always used with `--device cuda`).
     #[arg(long, env = "FHIR_RAG_EMBED_ENGINE", value_enum)]
     pub embed_engine: Option<Engine>,
+    /// What candle's engine computes in: f32 (default), or f16 / bf16 for a GPU's tensor cores
+    /// (pooling stays f32). Our CPU engine is f32 only.
+    #[arg(
+        long,
+        env = "FHIR_RAG_EMBED_PRECISION",
+        value_enum,
+        default_value = "f32"
+    )]
+    pub embed_precision: Precision,
     /// Passes of the model run side by side, each with threads / workers threads (0: one per
     /// thread on the CPU, 1 on a GPU). The local GGUF model of the same process then also runs
     /// with that share of the threads.
@@ -282,10 +291,13 @@ impl ModelConfig {
             EmbedderKind::Bert => Box::new(
                 BertEmbedder::load_with(
                     &self.model_dir,
-                    self.pooling,
-                    self.device,
-                    self.approximate_gelu,
-                    self.engine(),
+                    &LoadOptions {
+                        pooling: self.pooling,
+                        device: self.device,
+                        approximate_gelu: self.approximate_gelu,
+                        engine: self.engine(),
+                        precision: self.embed_precision,
+                    },
                 )?
                 .with_workers(workers)
                 .with_lone_pass_threads(threads),

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config, HiddenAct};
+use candle_transformers::models::bert::{Config, HiddenAct};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+use super::candle_bert::CandleBert;
 use super::native::{self, NativeBert};
 use super::{read_model_info, EmbedError, Embedder, ModelInfo, Pooling, TokenCounter};
 
@@ -41,9 +42,61 @@ impl Engine {
     }
 }
 
+/// The number format candle's engine computes in. Pooling and normalization are f32 always.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Precision {
+    /// Single precision (default; the reference).
+    #[default]
+    F32,
+    /// IEEE half precision: tensor cores on a GPU.
+    F16,
+    /// bfloat16: f32's range with 8 bits of mantissa; tensor cores on a GPU.
+    Bf16,
+}
+
+impl Precision {
+    fn dtype(self) -> DType {
+        match self {
+            Precision::F32 => DType::F32,
+            Precision::F16 => DType::F16,
+            Precision::Bf16 => DType::BF16,
+        }
+    }
+}
+
+/// How to load a model: what overrides its files and what runs it.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadOptions {
+    /// Overrides the pooling the sentence-transformers files name.
+    pub pooling: Option<Pooling>,
+    /// Where the model runs.
+    pub device: DeviceKind,
+    /// Computes the model's exact (erf) GELU with the tanh formula (candle vectorizes only
+    /// that one; all-MiniLM-L6-v2's vectors stay within cosine 0.999997 of
+    /// sentence-transformers').
+    pub approximate_gelu: bool,
+    /// The forward pass; ours runs on the CPU and in f32 only.
+    pub engine: Engine,
+    /// What candle's engine computes in.
+    pub precision: Precision,
+}
+
+impl LoadOptions {
+    /// The defaults for a device: its own engine, f32, the files' pooling, exact GELU.
+    pub fn for_device(device: DeviceKind) -> Self {
+        LoadOptions {
+            pooling: None,
+            device,
+            approximate_gelu: false,
+            engine: Engine::for_device(device),
+            precision: Precision::F32,
+        }
+    }
+}
+
 enum Model {
     Native(NativeBert),
-    Candle(BertModel),
+    Candle(CandleBert),
 }
 
 /// A loaded model with its tokenizer.
@@ -56,56 +109,66 @@ pub struct BertEmbedder {
     pad_type_id: u32,
     workers: usize,
     lone_pass_threads: usize,
+    pass: PassLimits,
 }
 
-/// Most rows in one pass of the model. Texts are sorted by length first, so the rows of one
-/// pass are padded to about their own length (sentence-transformers does the same, in passes
-/// of 32).
-const ROWS_PER_PASS: usize = 32;
+/// How many rows go through the model at once. Texts are sorted by length first, so the rows
+/// of one pass are padded to about their own length (sentence-transformers does the same, in
+/// passes of 32).
+#[derive(Clone, Copy, Debug)]
+struct PassLimits {
+    /// Most rows in one pass.
+    rows: usize,
+    /// Most padded tokens in one pass.
+    tokens: usize,
+}
 
-/// Most padded tokens in one pass: long rows go fewer at a time, so that no intermediate
-/// tensor (the attention scores grow with rows × heads × length²) outgrows what the allocator
-/// keeps for reuse; larger ones came fresh from the kernel, zeroed, on every pass.
-const TOKENS_PER_PASS: usize = 2048;
+impl PassLimits {
+    fn for_device(device: DeviceKind) -> Self {
+        match device {
+            // Long rows go fewer at a time, so that no intermediate tensor (the attention scores
+            // grow with rows × heads × length²) outgrows what the allocator keeps for reuse;
+            // larger ones came fresh from the kernel, zeroed, on every pass.
+            DeviceKind::Cpu => PassLimits {
+                rows: 32,
+                tokens: 2048,
+            },
+            // A GPU is fed by big passes: each kernel launch costs microseconds whatever its
+            // size. 64 Ki tokens of bge-base's attention scores are 12 heads × 512² × 128 rows
+            // × 4 bytes = 1.6 GB at most.
+            DeviceKind::Cuda => PassLimits {
+                rows: 1024,
+                tokens: 65_536,
+            },
+        }
+    }
+}
 
 impl BertEmbedder {
-    /// Loads the model from `dir` (see [`BertEmbedder::load_as`]).
+    /// Loads the model from `dir` with the device's defaults (see [`LoadOptions::for_device`]).
     pub fn load(
         dir: &Path,
         pooling: Option<Pooling>,
         device: DeviceKind,
     ) -> Result<Self, EmbedError> {
-        Self::load_as(dir, pooling, device, false)
-    }
-
-    /// Loads the model from `dir` with the engine the device calls for: ours on the CPU,
-    /// candle's on a GPU (see [`BertEmbedder::load_with`]).
-    pub fn load_as(
-        dir: &Path,
-        pooling: Option<Pooling>,
-        device: DeviceKind,
-        approximate_gelu: bool,
-    ) -> Result<Self, EmbedError> {
         Self::load_with(
             dir,
-            pooling,
-            device,
-            approximate_gelu,
-            Engine::for_device(device),
+            &LoadOptions {
+                pooling,
+                ..LoadOptions::for_device(device)
+            },
         )
     }
 
-    /// Loads the model from `dir`. `pooling` overrides what the files say.
-    /// `approximate_gelu` computes the model's exact (erf) GELU with the tanh formula (candle
-    /// vectorizes only that one; all-MiniLM-L6-v2's vectors stay within cosine 0.999997 of
-    /// sentence-transformers'). `engine` picks the forward pass; ours runs on the CPU only.
-    pub fn load_with(
-        dir: &Path,
-        pooling: Option<Pooling>,
-        device: DeviceKind,
-        approximate_gelu: bool,
-        engine: Engine,
-    ) -> Result<Self, EmbedError> {
+    /// Loads the model from `dir`.
+    pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Self, EmbedError> {
+        let LoadOptions {
+            pooling,
+            device,
+            approximate_gelu,
+            engine,
+            precision,
+        } = *options;
         let info = read_model_info(dir, pooling)?;
         let fail = |reason: String| EmbedError::ModelFiles {
             dir: dir.display().to_string(),
@@ -114,6 +177,12 @@ impl BertEmbedder {
         if engine == Engine::Native && device != DeviceKind::Cpu {
             return Err(fail(
                 "the native engine runs on the CPU only; use --embed-engine candle on a GPU".into(),
+            ));
+        }
+        if engine == Engine::Native && precision != Precision::F32 {
+            return Err(fail(
+                "the native engine computes in f32 only; use --embed-engine candle for f16 or bf16"
+                    .into(),
             ));
         }
         let device = match device {
@@ -135,11 +204,12 @@ impl BertEmbedder {
         }
         // SAFETY: the file is memory-mapped read-only; it must not change while the process
         // runs, which holds for a model directory.
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &device) }
-            .map_err(|e| fail(format!("model.safetensors: {e}")))?;
+        let vb =
+            unsafe { VarBuilder::from_mmaped_safetensors(&[weights], precision.dtype(), &device) }
+                .map_err(|e| fail(format!("model.safetensors: {e}")))?;
         let model = match engine {
             Engine::Native => NativeBert::load(&vb, &config).map(Model::Native),
-            Engine::Candle => BertModel::load(vb, &config).map(Model::Candle),
+            Engine::Candle => CandleBert::load(&vb, &config).map(Model::Candle),
         }
         .map_err(|e| fail(format!("model.safetensors: {e}")))?;
 
@@ -174,6 +244,7 @@ impl BertEmbedder {
             pad_type_id,
             workers: 1,
             lone_pass_threads: 1,
+            pass: PassLimits::for_device(options.device),
         })
     }
 
@@ -230,7 +301,7 @@ impl BertEmbedder {
     /// candle's pass over rows padded to the longest of them, masked.
     fn forward_candle(
         &self,
-        model: &BertModel,
+        model: &CandleBert,
         rows: &[&Encoding],
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let count = rows.len();
@@ -251,8 +322,12 @@ impl BertEmbedder {
         let fail = |e: candle_core::Error| EmbedError::Model(e.to_string());
         let ids = Tensor::from_vec(ids, (rows, width), &self.device).map_err(fail)?;
         let types = Tensor::from_vec(types, (rows, width), &self.device).map_err(fail)?;
+        let started = std::time::Instant::now();
+        let hidden = model
+            .forward(&ids, &types, &mask, &self.device)
+            .map_err(fail)?;
+        let queued = started.elapsed();
         let mask = Tensor::from_vec(mask, (rows, width), &self.device).map_err(fail)?;
-        let hidden = model.forward(&ids, &types, Some(&mask)).map_err(fail)?;
         let pooled = match self.info.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1).and_then(|t| t.squeeze(1)),
             Pooling::Mean => (|| {
@@ -263,7 +338,17 @@ impl BertEmbedder {
             })(),
         }
         .map_err(fail)?;
-        pooled.to_vec2::<f32>().map_err(fail)
+        let vectors = pooled.to_vec2::<f32>().map_err(fail)?;
+        // On a GPU, `queued` is the host's time to launch the kernels, the rest waiting for
+        // them and the copy back.
+        tracing::trace!(
+            rows,
+            width,
+            queued_ms = queued.as_secs_f64() * 1e3,
+            total_ms = started.elapsed().as_secs_f64() * 1e3,
+            "pass"
+        );
+        Ok(vectors)
     }
 }
 
@@ -290,10 +375,12 @@ impl Embedder for BertEmbedder {
         }
         #[cfg(feature = "mkl")]
         quiet_mkl_vector_math();
+        let started = std::time::Instant::now();
         let encodings = self
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+        let tokenized = started.elapsed();
         // Shortest first; each pass takes the next rows of about the same length.
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
@@ -303,8 +390,8 @@ impl Embedder for BertEmbedder {
             // Sorted ascending: the pass's last row is its longest.
             let mut take = 1;
             while take < rest.len()
-                && take < ROWS_PER_PASS
-                && (take + 1) * encodings[rest[take]].get_ids().len() <= TOKENS_PER_PASS
+                && take < self.pass.rows
+                && (take + 1) * encodings[rest[take]].get_ids().len() <= self.pass.tokens
             {
                 take += 1;
             }
@@ -357,6 +444,13 @@ impl Embedder for BertEmbedder {
                 results[index] = Some(out);
             }
         }
+        tracing::debug!(
+            texts = texts.len(),
+            passes = passes.len(),
+            tokenize_ms = tokenized.as_secs_f64() * 1e3,
+            model_ms = (started.elapsed() - tokenized).as_secs_f64() * 1e3,
+            "embedded"
+        );
         let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); encodings.len()];
         for (pass, out) in passes.iter().zip(results) {
             let out = out.ok_or_else(|| EmbedError::Model("a pass did not run".into()))??;

@@ -4,6 +4,7 @@
 
 pub mod batcher;
 pub mod bert;
+mod candle_bert;
 pub mod hashed;
 mod native;
 

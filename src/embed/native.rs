@@ -118,24 +118,33 @@ fn stacked(parts: [Linear; 3]) -> Linear {
     }
 }
 
-impl NativeBert {
-    /// Reads the encoder's weights; the checkpoint's names may sit under `bert.` or under the
-    /// config's `model_type`, as candle's loader accepts.
-    pub(super) fn load(vb: &VarBuilder, config: &Config) -> candle_core::Result<Self> {
-        let mut roots = vec![vb.clone(), vb.pp("bert")];
-        if let Some(model_type) = &config.model_type {
-            roots.push(vb.pp(model_type));
-        }
-        let mut first_error = None;
-        for root in roots {
-            match Self::load_from(&root, config) {
-                Ok(model) => return Ok(model),
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
+/// Loads with `load` from the first root that holds the checkpoint's names: the top, `bert.`, or
+/// the config's `model_type`, as candle's loader accepts. The first root's error otherwise.
+pub(super) fn under_any_root<T>(
+    vb: &VarBuilder,
+    config: &Config,
+    load: impl Fn(&VarBuilder) -> candle_core::Result<T>,
+) -> candle_core::Result<T> {
+    let mut roots = vec![vb.clone(), vb.pp("bert")];
+    if let Some(model_type) = &config.model_type {
+        roots.push(vb.pp(model_type));
+    }
+    let mut first_error = None;
+    for root in roots {
+        match load(&root) {
+            Ok(model) => return Ok(model),
+            Err(e) => {
+                first_error.get_or_insert(e);
             }
         }
-        Err(first_error.expect("at least one root was tried"))
+    }
+    Err(first_error.expect("at least one root was tried"))
+}
+
+impl NativeBert {
+    /// Reads the encoder's weights (see [`under_any_root`]).
+    pub(super) fn load(vb: &VarBuilder, config: &Config) -> candle_core::Result<Self> {
+        under_any_root(vb, config, |root| Self::load_from(root, config))
     }
 
     fn load_from(vb: &VarBuilder, config: &Config) -> candle_core::Result<Self> {

@@ -1,6 +1,6 @@
 //! The registry-packaged all-MiniLM-L6-v2, loaded from its files by the real loader.
 
-use fhir_rag::embed::bert::{BertEmbedder, DeviceKind, Engine};
+use fhir_rag::embed::bert::{BertEmbedder, DeviceKind, Engine, LoadOptions, Precision};
 use fhir_rag::embed::{cosine, Embedder, Pooling};
 
 use crate::support::Services;
@@ -73,10 +73,18 @@ fn inputs_longer_than_the_model_are_truncated_not_refused() {
 #[test]
 fn our_cpu_engine_gives_candles_vectors_for_the_real_model() {
     let dir = Services::from_env().model_dir;
-    let load = |engine, approximate| {
-        BertEmbedder::load_with(&dir, None, DeviceKind::Cpu, approximate, engine)
-            .expect("the model fetched by scripts/fetch-model.sh")
-            .with_workers(2)
+    let load = |engine, approximate_gelu, precision| {
+        BertEmbedder::load_with(
+            &dir,
+            &LoadOptions {
+                approximate_gelu,
+                engine,
+                precision,
+                ..LoadOptions::for_device(DeviceKind::Cpu)
+            },
+        )
+        .expect("the model fetched by scripts/fetch-model.sh")
+        .with_workers(2)
     };
     // Short and long texts, one past the model's 256 tokens (truncated), more than a pass.
     let mut texts: Vec<String> = vec![
@@ -92,9 +100,10 @@ fn our_cpu_engine_gives_candles_vectors_for_the_real_model() {
         )
     }));
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let f32 = Precision::F32;
     for approximate in [false, true] {
-        let ours = load(Engine::Native, approximate).embed(&refs).unwrap();
-        let candle = load(Engine::Candle, approximate).embed(&refs).unwrap();
+        let ours = load(Engine::Native, approximate, f32).embed(&refs).unwrap();
+        let candle = load(Engine::Candle, approximate, f32).embed(&refs).unwrap();
         for (i, (a, b)) in ours.iter().zip(&candle).enumerate() {
             assert_eq!(a.len(), 384);
             let similarity = cosine(a, b);
@@ -104,9 +113,33 @@ fn our_cpu_engine_gives_candles_vectors_for_the_real_model() {
             );
         }
     }
+    // Half precision: the padded passes gave NaN through candle's own mask (f32::MIN is -inf
+    // in f16 and bf16). Bounds from the formats' mantissas (11 and 8 bits).
+    let reference = load(Engine::Native, false, f32).embed(&refs).unwrap();
+    for (precision, bound) in [(Precision::F16, 0.999), (Precision::Bf16, 0.99)] {
+        let half = load(Engine::Candle, false, precision).embed(&refs).unwrap();
+        for (i, (a, b)) in reference.iter().zip(&half).enumerate() {
+            let similarity = cosine(a, b);
+            assert!(
+                similarity > bound,
+                "text {i} in {precision:?}: cosine {similarity}"
+            );
+        }
+    }
+    let refused = |options: LoadOptions| BertEmbedder::load_with(&dir, &options).is_err();
     assert!(
-        BertEmbedder::load_with(&dir, None, DeviceKind::Cuda, false, Engine::Native).is_err(),
+        refused(LoadOptions {
+            engine: Engine::Native,
+            ..LoadOptions::for_device(DeviceKind::Cuda)
+        }),
         "our engine refuses a GPU rather than silently running on the CPU"
+    );
+    assert!(
+        refused(LoadOptions {
+            precision: Precision::Bf16,
+            ..LoadOptions::for_device(DeviceKind::Cpu)
+        }),
+        "our engine refuses half precision rather than silently computing in f32"
     );
 }
 
