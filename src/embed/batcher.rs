@@ -168,13 +168,26 @@ impl EmbeddingService {
             let cache = lock(&self.cache);
             keys.iter().map(|k| cache.get(k)).collect()
         };
+        // Counted off the runtime's threads when there are many: it takes milliseconds.
+        let (texts, counts) = if texts.len() > 64 {
+            let counter = self.counter.clone();
+            tokio::task::spawn_blocking(move || {
+                let counts = counter.count_all(&texts);
+                (texts, counts)
+            })
+            .await
+            .map_err(|_| EmbedError::Stopped)?
+        } else {
+            let counts = texts.iter().map(|t| self.counter.count(t)).collect();
+            (texts, counts)
+        };
         let mut replies = Vec::new();
-        for (index, text) in texts.into_iter().enumerate() {
+        for (index, (text, count)) in texts.into_iter().zip(counts).enumerate() {
             if vectors[index].is_some() {
                 self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
-            let tokens = (self.counter.count(&text) + 2).min(self.info.max_tokens);
+            let tokens = (count + 2).min(self.info.max_tokens);
             let (reply, receiver) = oneshot::channel();
             self.sender
                 .send(Item {

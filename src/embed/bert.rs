@@ -362,8 +362,9 @@ impl Embedder for BertEmbedder {
         tokenizer.with_padding(None);
         let _ = tokenizer.with_truncation(None);
         TokenCounter::new(move |text| {
+            // Without offsets: counting is all the batcher needs, at about half the cost.
             tokenizer
-                .encode(text, false)
+                .encode_fast(text, false)
                 .map(|e| e.len())
                 .unwrap_or(text.len() / 3 + 1)
         })
