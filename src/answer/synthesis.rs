@@ -105,6 +105,8 @@ fn is_overview_fact(sentence: &str) -> bool {
         "Condition is",
         "Medication is",
         "Allergy is",
+        // A suspicion matters to a care team; a refuted allergy does not belong in an overview.
+        "Suspected allergy",
         "Care plan is",
     ]
     .iter()
@@ -119,6 +121,8 @@ fn is_event_fact(sentence: &str) -> bool {
         "Medication is",
         "Immunization is",
         "Allergy is",
+        "Suspected allergy",
+        "Refuted allergy",
     ]
     .iter()
     .any(|p| sentence.starts_with(p))

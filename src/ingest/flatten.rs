@@ -958,7 +958,19 @@ fn condition(patient: String, r: &Condition) -> Fact {
 fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
     let mut s = Sentences::new();
     let categories: Vec<String> = r.category.iter().filter_map(|c| code(Some(c))).collect();
-    s.say("Allergy", r.code.as_deref().and_then(concept))
+    // Verification codes (allergyintolerance-verification): a refuted allergy is not an
+    // allergy, and an unconfirmed one is a suspicion; only confirmed goes unsaid.
+    let verification: Option<String> = r.verification_status.as_deref().and_then(|cc| {
+        cc.coding
+            .iter()
+            .find_map(|c| c.code.as_ref().and_then(|v| v.value.clone()))
+    });
+    let subject = match verification.as_deref() {
+        Some("refuted") => "Refuted allergy (ruled out)",
+        Some("unconfirmed") | Some("presumed") => "Suspected allergy (unconfirmed)",
+        _ => "Allergy",
+    };
+    s.say(subject, r.code.as_deref().and_then(concept))
         .say("Type", code(r.r#type.as_ref()))
         .say(
             "Category",
@@ -968,6 +980,10 @@ fn allergy(patient: String, r: &AllergyIntolerance) -> Fact {
         .say(
             "Clinical status",
             r.clinical_status.as_deref().and_then(concept),
+        )
+        .say(
+            "Verification status",
+            verification.filter(|v| v != "confirmed"),
         );
     for reaction in &r.reaction {
         let mut what = concepts(&reaction.manifestation).unwrap_or_else(|| "unspecified".into());
@@ -1592,6 +1608,37 @@ mod tests {
             medication("m2").ends_with("Reason is Angina."),
             "{}",
             medication("m2")
+        );
+    }
+
+    #[test]
+    fn a_refuted_allergy_is_not_said_to_be_an_allergy() {
+        let allergy = |id: &str, verification: &str| {
+            format!(
+                r#"{{"resource": {{"resourceType": "AllergyIntolerance", "id": "{id}",
+                   "patient": {{"reference": "Patient/p1"}},
+                   "verificationStatus": {{"coding": [{{"code": "{verification}"}}]}},
+                   "code": {{"coding": [{{"display": "Peanut (substance)"}}]}}}}}}"#
+            )
+        };
+        let json = format!(
+            r#"{{"resourceType": "Bundle", "entry": [{}, {}, {}]}}"#,
+            allergy("a1", "confirmed"),
+            allergy("a2", "refuted"),
+            allergy("a3", "unconfirmed")
+        );
+        let f = parsed(&json);
+        assert_eq!(sentences_of(&f, "a1"), "Allergy is Peanut (substance).");
+        let refuted = sentences_of(&f, "a2");
+        assert!(
+            refuted.starts_with("Refuted allergy (ruled out) is Peanut")
+                && refuted.contains("Verification status is refuted"),
+            "{refuted}"
+        );
+        assert!(
+            sentences_of(&f, "a3").starts_with("Suspected allergy (unconfirmed) is Peanut"),
+            "{}",
+            sentences_of(&f, "a3")
         );
     }
 
