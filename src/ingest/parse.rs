@@ -266,8 +266,7 @@ pub fn parse_message(bytes: &[u8], limits: ParseLimits) -> Result<ParsedBundle, 
             limit: limits.max_bytes,
         });
     }
-    let root: Value =
-        serde_json::from_slice(bytes).map_err(|e| ParseError::NotJson(e.to_string()))?;
+    let root = read_json(bytes)?;
     let resource_type = declared_type(&root)
         .ok_or_else(|| ParseError::NotFhir("the root has no \"resourceType\" string".into()))?
         .to_string();
@@ -497,7 +496,96 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The message as JSON. One invalid UTF-8 byte, or one unpaired surrogate escape (`\ud800`),
+/// from a sender's encoding bug must not lose a bundle of valid entries: they become U+FFFD
+/// (and a warning), as a lenient reader would; anything else that is not JSON is refused.
+fn read_json(bytes: &[u8]) -> Result<Value, ParseError> {
+    let error = match serde_json::from_slice(bytes) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let invalid_utf8 = matches!(text, std::borrow::Cow::Owned(_));
+    let (text, surrogates) = replace_lone_surrogates(&text);
+    if !invalid_utf8 && surrogates == 0 {
+        return Err(ParseError::NotJson(error.to_string()));
+    }
+    let value = serde_json::from_str(&text).map_err(|e| ParseError::NotJson(e.to_string()))?;
+    tracing::warn!(
+        invalid_utf8,
+        surrogates,
+        "message text repaired: invalid bytes and unpaired surrogates became U+FFFD"
+    );
+    Ok(value)
+}
+
+/// Replaces `\uD800`–`\uDFFF` escapes that are not a high surrogate followed by a low one with
+/// `\uFFFD`; returns the text and how many were replaced. Backslashes occur only inside JSON
+/// strings, so escapes are found by reading backslash pairs from the start.
+fn replace_lone_surrogates(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
+    fn escape_at(bytes: &[u8], i: usize) -> Option<u32> {
+        let hex = bytes.get(i + 2..i + 6)?;
+        (bytes.get(i) == Some(&b'\\') && bytes.get(i + 1) == Some(&b'u'))
+            .then(|| u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok())
+            .flatten()
+    }
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let (mut i, mut copied, mut replaced) = (0, 0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(code) = escape_at(bytes, i) else {
+            i += 2; // `\\`, `\"`, `\n`…: the escaped character is never a backslash opener
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&code)
+            && escape_at(bytes, i + 6).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            i += 12;
+        } else if (0xD800..0xE000).contains(&code) {
+            let out = out.get_or_insert_with(String::new);
+            out.push_str(&text[copied..i]);
+            out.push_str("\\uFFFD");
+            i += 6;
+            copied = i;
+            replaced += 1;
+        } else {
+            i += 6;
+        }
+    }
+    match out {
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            (std::borrow::Cow::Owned(out), replaced)
+        }
+        None => (std::borrow::Cow::Borrowed(text), 0),
+    }
+}
+
+/// Removes control characters (C0 but tab, line feed and carriage return; DEL; C1) from every
+/// string of a resource before it is parsed: a NUL inside a date made the whole resource
+/// invalid, and PostgreSQL refuses NUL in any text. Returns how many strings changed.
+fn strip_control_characters(value: &mut Value) -> usize {
+    let unwanted = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
+    match value {
+        Value::String(text) if text.contains(unwanted) => {
+            text.retain(|c| !unwanted(c));
+            1
+        }
+        Value::Array(items) => items.iter_mut().map(strip_control_characters).sum(),
+        Value::Object(fields) => fields.values_mut().map(strip_control_characters).sum(),
+        _ => 0,
+    }
+}
+
 fn typed_parse(mut value: Value) -> Result<Resource, String> {
+    let cleaned = strip_control_characters(&mut value);
+    if cleaned > 0 {
+        tracing::debug!(strings = cleaned, "control characters removed");
+    }
     let moved = super::upgrade::upgrade(&mut value);
     if !moved.is_empty() {
         tracing::debug!(elements = ?moved, "older FHIR elements moved to their R4 place");
@@ -581,6 +669,46 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.skipped.get("Medication"), Some(&1));
+    }
+
+    #[test]
+    fn encoding_slips_and_control_characters_lose_no_entry() {
+        let bundle = |condition_display: &str, onset: &str| {
+            format!(
+                r#"{{"resourceType": "Bundle", "entry": [
+                  {{"resource": {{"resourceType": "Condition", "id": "c1",
+                     "subject": {{"reference": "Patient/p1"}}, "onsetDateTime": "{onset}",
+                     "code": {{"coding": [{{"display": "{condition_display}"}}]}}}}}},
+                  {{"resource": {{"resourceType": "Condition", "id": "c2",
+                     "subject": {{"reference": "Patient/p1"}},
+                     "code": {{"coding": [{{"display": "Asthma"}}]}}}}}}]}}"#
+            )
+            .into_bytes()
+        };
+        let entries = |bytes: &[u8]| {
+            let parsed = parse_message(bytes, ParseLimits::default()).unwrap();
+            assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
+            parsed.entries.len()
+        };
+        // A NUL inside a date: removed, the Condition kept.
+        assert_eq!(entries(&bundle("Sinusitis", r"2020-01-02\u0000")), 2);
+        // One byte that is not UTF-8 (Latin-1 é).
+        let mut latin1 = bundle("Caf_ lung", "2020-01-02");
+        let at = latin1.windows(4).position(|w| w == b"Caf_").unwrap() + 3;
+        latin1[at] = 0xE9;
+        assert!(std::str::from_utf8(&latin1).is_err());
+        assert_eq!(entries(&latin1), 2);
+        // Unpaired surrogate escapes, leading and trailing; a real pair and an escaped
+        // backslash before a `u` stay as they are.
+        assert_eq!(entries(&bundle(r"A\ud800 B\udc00", "2020-01-02")), 2);
+        let (text, replaced) = replace_lone_surrogates(r#""\ud83d\ude00 \\ud800 \ud800x \udfff""#);
+        assert_eq!(replaced, 2);
+        assert_eq!(text, r#""\ud83d\ude00 \\ud800 \uFFFDx \uFFFD""#);
+        // What is not JSON at all stays refused.
+        assert!(matches!(
+            parse_message(b"{\"resourceType\": \xff", ParseLimits::default()),
+            Err(ParseError::NotJson(_))
+        ));
     }
 
     #[test]
