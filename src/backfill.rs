@@ -119,9 +119,19 @@ fn is_json(name: &str) -> bool {
     has_suffix(name, ".json")
 }
 
+/// A bulk export's own log (`log.ndjson`, as Synthea writes) or error file
+/// (`OperationOutcome*.ndjson`, the `error` array of a FHIR bulk export): about the export, not
+/// about patients; read as data it made a false `partial` dead letter.
+fn is_export_log(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    is_ndjson(base) && (base.starts_with("log.") || base.starts_with("OperationOutcome"))
+}
+
 /// Why a file of a source folder is not read, or `None` when it is.
 pub fn skip_reason(name: &str) -> Option<&'static str> {
-    if is_json(name) || is_ndjson(name) || is_tar(name) {
+    if is_export_log(name) {
+        Some("a bulk export's log or error file (OperationOutcome), not patient data")
+    } else if is_json(name) || is_ndjson(name) || is_tar(name) {
         None
     } else if name.starts_with('.') {
         Some("hidden file")
@@ -464,6 +474,10 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
             for entry in entries {
                 let result = entry.and_then(|mut entry| {
                     let inner = entry.path()?.display().to_string();
+                    if is_export_log(&inner) {
+                        tracing::info!(file = %inner, "a bulk export's log or error file, skipped");
+                        return Ok((inner, None, None));
+                    }
                     if is_ndjson(&inner) {
                         // Streamed into the spill, line by line.
                         let added =
@@ -812,11 +826,21 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("notes.txt"), b"hello").unwrap();
         std::fs::write(dir.path().join("b.json.xz"), b"?").unwrap();
+        // A bulk export's log and error files are about the export, not patients.
+        std::fs::write(
+            dir.path().join("log.ndjson"),
+            b"{\"eventType\":\"export\"}\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("OperationOutcome.ndjson.gz"), b"not read").unwrap();
         let (files, skipped) = list_source(dir.path()).unwrap();
         assert_eq!(files.len(), 2);
         let skipped: Vec<&str> = skipped.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(skipped.len(), 2);
-        assert!(skipped[0].ends_with("b.json.xz") && skipped[1].ends_with("notes.txt"));
+        assert_eq!(skipped.len(), 4, "{skipped:?}");
+        assert!(skipped[0].ends_with("OperationOutcome.ndjson.gz"));
+        assert!(skipped[1].ends_with("b.json.xz") && skipped[2].ends_with("log.ndjson"));
+        assert!(skipped[3].ends_with("notes.txt"));
+        assert!(is_export_log("export/log.ndjson.bz2") && !is_export_log("Patient.ndjson"));
         let mut keys = keys_read(&files);
         keys.sort();
         assert_eq!(keys, vec![Some("n".to_string()), Some("z".to_string())]);
