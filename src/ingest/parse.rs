@@ -565,9 +565,11 @@ fn replace_lone_surrogates(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
     }
 }
 
-/// Removes control characters (C0 but tab, line feed and carriage return; DEL; C1) from every
-/// string of a resource before it is parsed: a NUL inside a date made the whole resource
-/// invalid, and PostgreSQL refuses NUL in any text. Returns how many strings changed.
+/// Removes control characters (C0 but tab, line feed and carriage return; DEL; C1) from the
+/// strings of a resource before it is parsed: a NUL inside a date made the whole resource
+/// invalid, and PostgreSQL refuses NUL in any text. Ids and references keep theirs: removing
+/// them would make `p<NUL>x` the patient `px`; flatten stores such an id by its digest.
+/// Returns how many strings changed.
 fn strip_control_characters(value: &mut Value) -> usize {
     let unwanted = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
     match value {
@@ -576,7 +578,11 @@ fn strip_control_characters(value: &mut Value) -> usize {
             1
         }
         Value::Array(items) => items.iter_mut().map(strip_control_characters).sum(),
-        Value::Object(fields) => fields.values_mut().map(strip_control_characters).sum(),
+        Value::Object(fields) => fields
+            .iter_mut()
+            .filter(|(key, _)| !matches!(key.as_str(), "id" | "reference" | "fullUrl"))
+            .map(|(_, value)| strip_control_characters(value))
+            .sum(),
         _ => 0,
     }
 }
