@@ -16,9 +16,13 @@
 //! its partitions have messages waiting (lag read from the broker's watermarks), says so in the
 //! log, turns `/readyz` to 503, and after `--stall-timeout-secs` (kept above the longest message,
 //! which a rebalance may wait for) stops with an error, so that the
-//! process exits non-zero and its supervisor restarts it with a fresh consumer. Some brokers
-//! report wrong watermarks (tansu's "latest" offset): a lag it cannot read is taken as none, so
-//! the watchdog can miss a stall there but never invents one.
+//! process exits non-zero and its supervisor restarts it with a fresh consumer. A worker whose
+//! every fetch fails (a message the client cannot decode, a broker gone) is stuck the same way,
+//! whatever the lag says. A partition not fetched yet has its lag from the group's committed
+//! offset (else the log's start), so a fresh worker stuck before its first message is not taken
+//! for an idle one. Some brokers report wrong watermarks (tansu's "latest" offset): watermarks
+//! that cannot be read, or are impossible, count as no lag, so the watchdog can miss a stall
+//! there but never invents one.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -333,9 +337,14 @@ pub async fn consume<H: Handler>(
                         prepared,
                     });
                     received += 1;
+                    watchdog.fetched();
                 }
-                // librdkafka retries by itself; the watchdog notices if it never recovers.
-                Err(e) => tracing::warn!(worker = settings.worker, error = %e, "kafka consumer error"),
+                // librdkafka retries by itself; the watchdog notices if it never recovers (a
+                // message the client cannot decode fails here forever, and nothing else moves).
+                Err(e) => {
+                    tracing::warn!(worker = settings.worker, error = %e, "kafka consumer error");
+                    watchdog.client_error(Instant::now());
+                }
             },
             _ = sleep_or_forever(idle_wait) => {
                 tracing::info!(worker = settings.worker, "no message for the idle limit; stopping");
@@ -358,7 +367,10 @@ fn payload_len(message: &OwnedMessage) -> usize {
     message.payload().map_or(0, <[u8]>::len)
 }
 
-/// Messages waiting on the partitions the consumer owns (0 where the broker cannot tell).
+/// Messages waiting on the partitions the consumer owns (0 where the broker cannot tell). A
+/// partition the consumer has not fetched from yet has no position: it is read from the
+/// group's committed offset, else from the log's start (`auto.offset.reset=earliest`), so that
+/// a fresh worker stuck before its first message is not taken for an idle one.
 fn lag(consumer: &StreamConsumer<Context>, worker: &'static str) -> u64 {
     let Ok(assignment) = consumer.assignment() else {
         return 0;
@@ -366,27 +378,43 @@ fn lag(consumer: &StreamConsumer<Context>, worker: &'static str) -> u64 {
     let Ok(positions) = consumer.position() else {
         return 0;
     };
-    let mut total = 0u64;
-    for element in assignment.elements() {
-        let (topic, partition) = (element.topic(), element.partition());
-        let position = positions
-            .find_partition(topic, partition)
+    // A short, blocking metadata request: moved off the async workers where the runtime
+    // allows it (a current-thread runtime, as in tests, skips the lag).
+    if tokio::runtime::Handle::current().runtime_flavor()
+        != tokio::runtime::RuntimeFlavor::MultiThread
+    {
+        return 0;
+    }
+    let offset_of = |list: &TopicPartitionList, topic: &str, partition: i32| {
+        list.find_partition(topic, partition)
             .and_then(|p| match p.offset() {
                 Offset::Offset(o) => Some(o),
                 _ => None,
-            });
-        // A short, blocking metadata request: moved off the async workers where the runtime
-        // allows it (a current-thread runtime, as in tests, skips the lag).
-        let flavor = tokio::runtime::Handle::current().runtime_flavor();
-        if flavor != tokio::runtime::RuntimeFlavor::MultiThread {
-            return 0;
-        }
+            })
+    };
+    let mut committed: Option<Option<TopicPartitionList>> = None;
+    let mut total = 0u64;
+    for element in assignment.elements() {
+        let (topic, partition) = (element.topic(), element.partition());
         let watermarks = tokio::task::block_in_place(|| {
             consumer.fetch_watermarks(topic, partition, Duration::from_secs(2))
         });
-        if let (Some(position), Ok((_, high))) = (position, watermarks) {
-            total += (high - position).max(0) as u64;
-        }
+        // Watermarks a broker got wrong are no evidence of waiting messages.
+        let Ok((low, high)) = watermarks
+            .map_err(drop)
+            .and_then(|(low, high)| (low >= 0 && high >= low).then_some((low, high)).ok_or(()))
+        else {
+            continue;
+        };
+        let position = offset_of(&positions, topic, partition).or_else(|| {
+            let committed = committed.get_or_insert_with(|| {
+                tokio::task::block_in_place(|| consumer.committed(Duration::from_secs(2)).ok())
+            });
+            committed
+                .as_ref()
+                .and_then(|list| offset_of(list, topic, partition))
+        });
+        total += (high - position.unwrap_or(low)).max(0) as u64;
     }
     crate::metrics::gauge(
         "fhir_rag_consumer_lag",
@@ -403,8 +431,19 @@ struct Watchdog {
     stall_timeout: Duration,
     /// Since when the worker owns no partition, or has messages waiting without progress.
     stuck_since: Option<(Instant, &'static str)>,
+    /// Since when every fetch has failed (no message received, none handled), and the last
+    /// failure: a streak ends with a message, or after `QUIET_AFTER_ERRORS` without an error
+    /// (an idle worker that met one transient error at start is not failing).
+    failing_since: Option<Instant>,
+    last_error: Option<Instant>,
     unready: bool,
 }
+
+/// The problem of a worker whose every fetch fails.
+const FAILING: &str = "fails on every fetch (Kafka client errors)";
+
+/// Without a client error for this long, a streak of them is over.
+const QUIET_AFTER_ERRORS: Duration = Duration::from_secs(15);
 
 impl Watchdog {
     fn new(settings: &LoopSettings) -> Self {
@@ -412,11 +451,25 @@ impl Watchdog {
             worker: settings.worker,
             stall_timeout: settings.stall_timeout,
             stuck_since: None,
+            failing_since: None,
+            last_error: None,
             unready: false,
         }
     }
 
+    /// A fetch failed: the client's own retries have not helped yet.
+    fn client_error(&mut self, now: Instant) {
+        self.failing_since.get_or_insert(now);
+        self.last_error = Some(now);
+    }
+
+    /// A message arrived: the client works, whatever the handling of it will do.
+    fn fetched(&mut self) {
+        self.failing_since = None;
+    }
+
     fn progress(&mut self) {
+        self.failing_since = None;
         self.stuck_since = None;
         if self.unready {
             self.unready = false;
@@ -430,8 +483,18 @@ impl Watchdog {
     }
 
     fn check_at(&mut self, now: Instant, assigned: usize, lag: u64) -> Result<(), Stalled> {
+        if self
+            .last_error
+            .is_some_and(|last| now.saturating_duration_since(last) >= QUIET_AFTER_ERRORS)
+        {
+            self.failing_since = None;
+        }
         let problem = if assigned == 0 {
             Some("owns no partition of its topic")
+        } else if self.failing_since.is_some() {
+            // Whatever the lag says (it may be unreadable too): a loop of client errors
+            // consumes nothing.
+            Some(FAILING)
         } else if lag > 0 {
             Some("has messages waiting but consumes none")
         } else {
@@ -441,7 +504,11 @@ impl Watchdog {
             self.progress();
             return Ok(());
         };
-        let (since, _) = *self.stuck_since.get_or_insert((now, problem));
+        let (mut since, _) = *self.stuck_since.get_or_insert((now, problem));
+        if problem == FAILING {
+            // A streak counts from its first error, not from the first tick that saw it.
+            since = since.min(self.failing_since.unwrap_or(since));
+        }
         let stuck = now.saturating_duration_since(since);
         if stuck >= self.stall_timeout / 3 && !self.unready {
             self.unready = true;
@@ -493,6 +560,44 @@ mod tests {
         assert!(d.unready);
         let err = d.check_at(t0 + Duration::from_secs(90), 0, 0).unwrap_err();
         assert!(err.reason.contains("no partition"), "{err}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_worker_looping_on_client_errors_is_never_ready() {
+        let mut d = dog(90);
+        let t0 = Instant::now();
+        // Partitions owned, no lag readable (0): idle, unless every fetch fails.
+        for s in 0..90 {
+            let now = t0 + Duration::from_secs(s);
+            d.client_error(now);
+            assert!(d.check_at(now, 3, 0).is_ok(), "{s}");
+            assert_eq!(
+                d.unready,
+                s >= 30,
+                "unready after a third of the stall timeout ({s})"
+            );
+        }
+        d.client_error(t0 + Duration::from_secs(90));
+        let err = d.check_at(t0 + Duration::from_secs(90), 3, 0).unwrap_err();
+        assert!(err.reason.contains("fails on every fetch"), "{err}");
+        // The streak counts from its first error, even when no tick saw it.
+        let mut d = dog(90);
+        for s in 0..40 {
+            d.client_error(t0 + Duration::from_secs(s));
+        }
+        assert!(d.check_at(t0 + Duration::from_secs(40), 3, 0).is_ok());
+        assert!(d.unready);
+        // A message that arrives ends the streak: idle again, and ready.
+        d.fetched();
+        assert!(d.check_at(t0 + Duration::from_secs(41), 3, 0).is_ok());
+        assert!(!d.unready);
+        // One error at start, then quiet: an idle worker, never unready.
+        let mut idle = dog(90);
+        idle.client_error(t0);
+        for s in 1..200 {
+            assert!(idle.check_at(t0 + Duration::from_secs(s), 3, 0).is_ok());
+            assert!(!idle.unready, "{s}");
+        }
     }
 
     #[tokio::test(start_paused = true)]
