@@ -24,7 +24,7 @@
 //! that cannot be read, or are impossible, count as no lag, so the watchdog can miss a stall
 //! there but never invents one.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -243,6 +243,8 @@ pub async fn consume<H: Handler>(
         .map_err(|e| BusError::Client(e.to_string()))?;
     let _running = crate::metrics::Running::start(settings.worker);
     let mut watchdog = Watchdog::new(settings);
+    // Partitions whose committed offset was found ahead of the log, and that offset.
+    let mut lost_reported: LostReported = HashMap::new();
     let mut tick = tokio::time::interval(Duration::from_secs(5).min(settings.stall_timeout / 3));
     let mut consumed = Consumed::default();
     let mut received = 0u64;
@@ -354,7 +356,11 @@ pub async fn consume<H: Handler>(
                 // Between messages only: one message may take up to --max-message-secs.
                 if in_flight == 0 {
                     let owned = assigned.load(Ordering::Relaxed);
-                    let lag = if owned > 0 { lag(&consumer, settings.worker) } else { 0 };
+                    let lag = if owned > 0 {
+                        lag(&consumer, settings.worker, &mut lost_reported)
+                    } else {
+                        0
+                    };
                     watchdog.check(owned, lag).map_err(|e| BusError::Client(e.to_string()))?;
                 }
             }
@@ -371,7 +377,11 @@ fn payload_len(message: &OwnedMessage) -> usize {
 /// partition the consumer has not fetched from yet has no position: it is read from the
 /// group's committed offset, else from the log's start (`auto.offset.reset=earliest`), so that
 /// a fresh worker stuck before its first message is not taken for an idle one.
-fn lag(consumer: &StreamConsumer<Context>, worker: &'static str) -> u64 {
+fn lag(
+    consumer: &StreamConsumer<Context>,
+    worker: &'static str,
+    lost_reported: &mut LostReported,
+) -> u64 {
     let Ok(assignment) = consumer.assignment() else {
         return 0;
     };
@@ -392,7 +402,8 @@ fn lag(consumer: &StreamConsumer<Context>, worker: &'static str) -> u64 {
                 _ => None,
             })
     };
-    let mut committed: Option<Option<TopicPartitionList>> = None;
+    // The group's committed offsets, also to find those a broker's lost data left ahead of it.
+    let committed = tokio::task::block_in_place(|| consumer.committed(Duration::from_secs(2)).ok());
     let mut total = 0u64;
     for element in assignment.elements() {
         let (topic, partition) = (element.topic(), element.partition());
@@ -406,14 +417,20 @@ fn lag(consumer: &StreamConsumer<Context>, worker: &'static str) -> u64 {
         else {
             continue;
         };
-        let position = offset_of(&positions, topic, partition).or_else(|| {
-            let committed = committed.get_or_insert_with(|| {
-                tokio::task::block_in_place(|| consumer.committed(Duration::from_secs(2)).ok())
-            });
-            committed
-                .as_ref()
-                .and_then(|list| offset_of(list, topic, partition))
-        });
+        let committed_offset = committed
+            .as_ref()
+            .and_then(|list| offset_of(list, topic, partition));
+        if let Some(committed_offset) = committed_offset {
+            report_lost(
+                lost_reported,
+                worker,
+                topic,
+                partition,
+                committed_offset,
+                high,
+            );
+        }
+        let position = offset_of(&positions, topic, partition).or(committed_offset);
         total += (high - position.unwrap_or(low)).max(0) as u64;
     }
     crate::metrics::gauge(
@@ -423,6 +440,43 @@ fn lag(consumer: &StreamConsumer<Context>, worker: &'static str) -> u64 {
         total as f64,
     );
     total
+}
+
+/// Per (topic, partition), the committed offset already reported ahead of the log.
+type LostReported = HashMap<(String, i32), i64>;
+
+/// Messages a broker lost: a committed offset ahead of the log's end means the messages
+/// between the log's end and that offset were acknowledged by the broker and are gone (a
+/// broker restarted without its data). Said once per partition and offset, as an error, and
+/// counted in `fhir_rag_messages_lost_by_broker_total`.
+fn report_lost(
+    reported: &mut LostReported,
+    worker: &'static str,
+    topic: &str,
+    partition: i32,
+    committed: i64,
+    high: i64,
+) -> Option<u64> {
+    let lost = u64::try_from(committed - high).ok().filter(|&n| n > 0)?;
+    if reported.insert((topic.to_string(), partition), committed) == Some(committed) {
+        return None;
+    }
+    tracing::error!(
+        worker,
+        topic,
+        partition,
+        committed,
+        log_end = high,
+        lost,
+        "the group's committed offset is ahead of the log: the broker lost messages it had accepted"
+    );
+    crate::metrics::count(
+        "fhir_rag_messages_lost_by_broker_total",
+        "Messages between a log's end and the group's committed offset ahead of it (a broker lost data).",
+        &[("worker", worker)],
+        lost as f64,
+    );
+    Some(lost)
 }
 
 /// Decides from the assignment and the lag whether the loop is stuck.
@@ -560,6 +614,22 @@ mod tests {
         assert!(d.unready);
         let err = d.check_at(t0 + Duration::from_secs(90), 0, 0).unwrap_err();
         assert!(err.reason.contains("no partition"), "{err}");
+    }
+
+    #[test]
+    fn committed_offsets_ahead_of_the_log_are_reported_once() {
+        let mut reported = LostReported::new();
+        assert_eq!(report_lost(&mut reported, "w", "t", 0, 10, 10), None);
+        assert_eq!(report_lost(&mut reported, "w", "t", 0, 5, 10), None);
+        assert_eq!(report_lost(&mut reported, "w", "t", 0, 130, 1), Some(129));
+        assert_eq!(
+            report_lost(&mut reported, "w", "t", 0, 130, 1),
+            None,
+            "once"
+        );
+        assert_eq!(report_lost(&mut reported, "w", "t", 1, 60, 0), Some(60));
+        // The broker lost data again after the worker went on.
+        assert_eq!(report_lost(&mut reported, "w", "t", 0, 140, 0), Some(140));
     }
 
     #[tokio::test(start_paused = true)]
