@@ -12,7 +12,7 @@
 #   FHIR_RAG_EVAL_DB=name ...            reuse (or keep) this database instead of a fresh one:
 #                                        the archive is loaded only when it does not exist yet
 #   FHIR_RAG_EVAL_MKL=1 ...              build with Intel MKL (scripts/fetch-mkl.sh); with our CPU
-#                                        forward pass the embedder is as fast without it (README)
+#                                        forward pass the embedder is as fast without it (docs/measurements.md)
 #   FHIR_RAG_EVAL_MODEL_EVERY=20 ...     the GGUF model on every n-th answer question
 #   FHIR_RAG_EVAL_NO_MODEL=1 ...         rules engine only
 set -euo pipefail

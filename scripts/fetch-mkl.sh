@@ -5,7 +5,7 @@
 #   MKLROOT=$(scripts/fetch-mkl.sh) cargo build --release --features mkl
 #
 # With it, candle sends the embedder's matrix products to MKL's AVX-512 kernels instead of the
-# `gemm` crate's AVX2 ones (see the throughput section of the README for the figures). The
+# `gemm` crate's AVX2 ones (see docs/measurements.md for the figures). The
 # default build does not need it. MKL is under the Intel Simplified Software License; it is
 # linked statically into the binary.
 # Settings: FHIR_RAG_MKL_DIR (default: .services/mkl in the repository).
