@@ -168,6 +168,16 @@ impl EmbeddingService {
             let cache = lock(&self.cache);
             keys.iter().map(|k| cache.get(k)).collect()
         };
+        // Only texts the cache lacks go to the model, and only they are counted.
+        let mut missing = Vec::new();
+        for (index, text) in texts.into_iter().enumerate() {
+            if vectors[index].is_some() {
+                self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+            } else {
+                missing.push((index, text));
+            }
+        }
+        let (indexes, texts): (Vec<usize>, Vec<String>) = missing.into_iter().unzip();
         // Counted off the runtime's threads when there are many: it takes milliseconds.
         let (texts, counts) = if texts.len() > 64 {
             let counter = self.counter.clone();
@@ -182,11 +192,7 @@ impl EmbeddingService {
             (texts, counts)
         };
         let mut replies = Vec::new();
-        for (index, (text, count)) in texts.into_iter().zip(counts).enumerate() {
-            if vectors[index].is_some() {
-                self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
-                continue;
-            }
+        for ((index, text), count) in indexes.into_iter().zip(texts).zip(counts) {
             let tokens = (count + 2).min(self.info.max_tokens);
             let (reply, receiver) = oneshot::channel();
             self.sender
