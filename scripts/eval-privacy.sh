@@ -33,7 +33,7 @@ source scripts/lib/load-archive.sh
 load_archive "$bin" "$source_path" "$run"
 "$bin" status
 
-args=(eval privacy --every 1)
+args=(eval privacy --every 1 --front-door)
 if [ "${FHIR_RAG_EVAL_NO_MODEL:-0}" != 1 ]; then
     gguf=$(scripts/fetch-llm.sh)
     args+=(--also-llm "gguf://$gguf" --also-every "${FHIR_RAG_EVAL_MODEL_EVERY:-10}")

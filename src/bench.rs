@@ -371,6 +371,41 @@ pub struct BackendFigures {
     pub guard_redactions: usize,
     /// Mean milliseconds per stage (search, synthesis incl. fact selection, review, answer, guard).
     pub mean_stage_ms: std::collections::BTreeMap<String, f64>,
+    /// The same care-team questions asked through the gateway and directly on the bus,
+    /// alternating, timed by the client.
+    pub gateway: GatewayFigures,
+}
+
+/// The gateway's cost: round trips through it against round trips straight on the bus, the
+/// same questions, the same worker, the same patient scope, alternating (which goes first
+/// alternates too).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GatewayFigures {
+    /// Questions asked both ways.
+    pub questions: usize,
+    /// Patients in the clinician's treatment relationships (the scope of both paths).
+    pub clinician_patients: usize,
+    /// Round trip straight on the bus (signed query produced, signed answer consumed), ms.
+    pub direct_p50_ms: f64,
+    /// 95th percentile, ms.
+    pub direct_p95_ms: f64,
+    /// Round trip through the gateway (HTTPS-less HTTP POST with a bearer token, waiting for
+    /// the answer), ms.
+    pub gateway_p50_ms: f64,
+    /// 95th percentile, ms.
+    pub gateway_p95_ms: f64,
+    /// Added by the gateway at the median (gateway minus direct), ms.
+    pub added_p50_ms: f64,
+    /// Added at the 95th percentile, ms.
+    pub added_p95_ms: f64,
+    /// Gateway median over direct median.
+    pub ratio_p50: f64,
+    /// Verifying one access token (EdDSA, cached key set), median microseconds.
+    pub token_verify_p50_us: f64,
+    /// Signing one query envelope, median microseconds.
+    pub sign_p50_us: f64,
+    /// Questions whose answer had the same status both ways.
+    pub same_status: usize,
 }
 
 /// The figures of one answer benchmark.
@@ -527,6 +562,16 @@ async fn run_answer(
             &llm,
         )
         .await?;
+        // Queries signed as the gateway signs them, answers signed by the worker: the path
+        // measured is the deployed one.
+        let gateway_key = crate::auth::keys::SigningKey::generate();
+        let worker_key = crate::auth::keys::SigningKey::generate();
+        let answer_keys = crate::auth::envelope::Verifier::of(&worker_key);
+        let auth = crate::answer::worker::QueryAuth::Signed {
+            gateways: crate::auth::envelope::Verifier::of(&gateway_key),
+            signer: crate::auth::envelope::Signer::new(worker_key, "bench-worker"),
+        };
+        let query_signer = crate::auth::envelope::Signer::new(gateway_key, "bench-gateway");
         let producer: FutureProducer = config.bus.producer().create()?;
         for (i, question) in questions.iter().enumerate() {
             let query = Query {
@@ -540,7 +585,7 @@ async fn run_answer(
                 question: question.clone(),
                 options: QueryOptions::default(),
             };
-            let payload = serde_json::to_vec(&query)?;
+            let payload = query_signer.sign_query(&query, 24 * 3600).into_bytes();
             producer
                 .send(
                     FutureRecord::to(&answer_config.query_topic)
@@ -553,7 +598,7 @@ async fn run_answer(
         }
         let started = Instant::now();
         let (_stop, shutdown) = tokio::sync::watch::channel(false);
-        crate::answer::worker::run(&engine, &config.bus, shutdown).await?;
+        crate::answer::worker::run(&engine, &config.bus, &auth, shutdown).await?;
         let wall_s = started.elapsed().as_secs_f64();
 
         let consumer: BaseConsumer = config
@@ -565,8 +610,11 @@ async fn run_answer(
         let deadline = Instant::now() + std::time::Duration::from_secs(60);
         while answers.len() < questions.len() && Instant::now() < deadline {
             if let Some(Ok(message)) = consumer.poll(std::time::Duration::from_millis(500)) {
-                if let Some(Ok(answer)) = message.payload().map(serde_json::from_slice::<Answer>) {
-                    answers.push(answer);
+                if let Some(Ok(claims)) = message
+                    .payload()
+                    .map(|p| answer_keys.verify_answer(p, crate::auth::envelope::now_secs()))
+                {
+                    answers.push(claims.answer);
                 }
             }
         }
@@ -601,6 +649,7 @@ async fn run_answer(
             answers_per_s: answers.len() as f64 / wall_s,
             by_status,
             guard_redactions: guard_redactions as usize,
+            gateway: GatewayFigures::default(),
             mean_stage_ms: {
                 let n = answers.len().max(1) as f64;
                 let stage = |f: fn(&Answer) -> u64| answers.iter().map(f).sum::<u64>() as f64 / n;
@@ -616,6 +665,18 @@ async fn run_answer(
                 .collect()
             },
         };
+        let figures = BackendFigures {
+            gateway: gateway_figures(
+                &loaded,
+                config,
+                &answer_config,
+                engine.backend().clone(),
+                &llm,
+                &questions,
+            )
+            .await?,
+            ..figures
+        };
         eprintln!("{}: {figures:?}", engine.backend_name());
         backends.insert(engine.backend_name(), figures);
     }
@@ -630,6 +691,205 @@ async fn run_answer(
         questions: questions.len(),
         backends,
         peak_rss_mb: crate::telemetry::peak_rss_mb().unwrap_or(0.0),
+    })
+}
+
+/// The percentile `p` of sorted values.
+fn percentile_of(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Asks the care-team questions both ways through an in-process gateway and worker.
+async fn gateway_figures(
+    loaded: &Loaded,
+    config: &AnswerBenchConfig,
+    answer_config: &crate::answer::pipeline::AnswerConfig,
+    backend: crate::llm::Backend,
+    llm: &crate::llm::LlmConfig,
+    questions: &[String],
+) -> anyhow::Result<GatewayFigures> {
+    use crate::answer::contract::{Query, QueryOptions, Requester};
+    use crate::auth::envelope::now_secs;
+    use crate::eval::front_door::FrontDoor;
+    use rdkafka::consumer::{Consumer, StreamConsumer};
+    use rdkafka::message::Message;
+    use rdkafka::producer::{FutureProducer, FutureRecord};
+
+    let pool = loaded.store.pool();
+    // The practitioner with the most patients, by the identifiers the practitioner bundle
+    // gave (as a token's fhirUser names them).
+    let practitioner: Option<String> = sqlx::query_scalar(
+        "SELECT a.reference FROM care_relationships c
+         JOIN practitioner_aliases a ON a.alias = c.practitioner AND a.source = c.source
+         GROUP BY a.reference ORDER BY count(DISTINCT c.patient_key) DESC, a.reference LIMIT 1",
+    )
+    .fetch_optional(pool)
+    .await?;
+    let practitioner = practitioner.ok_or_else(|| {
+        anyhow::anyhow!("no practitioner with treatment relationships (is the practitioner bundle in the archive?)")
+    })?;
+    let patients = crate::gateway::treated_patients(pool, &practitioner, 0, "").await?;
+    let door = FrontDoor::start(&config.bus, pool, &config.topics_dir, answer_config).await?;
+    let token = door.token(
+        "bench-clinician",
+        serde_json::json!({"scope": "user/*.read", "fhirUser": practitioner}),
+    );
+    let engine = crate::answer::pipeline::AnswerEngine::new(
+        loaded.store.clone(),
+        loaded.embedder.clone(),
+        backend,
+        door.answer.clone(),
+        llm,
+    )
+    .await?;
+    let worker =
+        crate::answer::worker::run(&engine, &config.bus, &door.auth, door.shutdown.clone());
+    let driver = async {
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(300))
+            .build()?;
+        let consumer: StreamConsumer = config
+            .bus
+            .consumer(&format!(
+                "bench-direct-{}",
+                crate::gateway::random_query_id()
+            ))
+            .create()?;
+        consumer.subscribe(&[&door.answer.answer_topic])?;
+        let producer: FutureProducer = config.bus.producer().create()?;
+        let mut direct = Vec::new();
+        let mut through = Vec::new();
+        let mut same_status = 0;
+        for (i, question) in questions.iter().enumerate() {
+            let mut statuses = Vec::new();
+            for way in if i % 2 == 0 { [0, 1] } else { [1, 0] } {
+                let started = Instant::now();
+                if way == 0 {
+                    let query = Query {
+                        query_id: crate::gateway::random_query_id(),
+                        requester: Requester {
+                            id: "bench-clinician".into(),
+                            role: "clinician".into(),
+                            patients: Some(patients.clone()),
+                        },
+                        question: question.clone(),
+                        options: QueryOptions::default(),
+                    };
+                    let envelope = door.gateway_signer.sign_query(&query, 600);
+                    producer
+                        .send(
+                            FutureRecord::to(&door.answer.query_topic)
+                                .key(&query.query_id)
+                                .payload(envelope.as_bytes()),
+                            std::time::Duration::from_secs(30),
+                        )
+                        .await
+                        .map_err(|(e, _)| e)?;
+                    let answer = loop {
+                        let message = tokio::time::timeout(
+                            std::time::Duration::from_secs(300),
+                            consumer.recv(),
+                        )
+                        .await??;
+                        if message.key() != Some(query.query_id.as_bytes()) {
+                            continue;
+                        }
+                        let payload = message.payload().unwrap_or_default();
+                        break door.answer_keys.verify_answer(payload, now_secs())?.answer;
+                    };
+                    direct.push(started.elapsed().as_secs_f64() * 1000.0);
+                    statuses.push(answer.status.as_str().to_string());
+                } else {
+                    let reply: serde_json::Value = http
+                        .post(format!("{}/v1/questions", door.base))
+                        .bearer_auth(&token)
+                        .json(&serde_json::json!({"question": question, "wait_secs": 60}))
+                        .send()
+                        .await?
+                        .json()
+                        .await?;
+                    anyhow::ensure!(reply["state"] == "answered", "through the gateway: {reply}");
+                    through.push(started.elapsed().as_secs_f64() * 1000.0);
+                    statuses.push(reply["answer"]["status"].as_str().unwrap_or("").to_string());
+                }
+            }
+            if statuses[0] == statuses[1] {
+                same_status += 1;
+            }
+        }
+        door.stop();
+        anyhow::Ok((direct, through, same_status))
+    };
+    let (worked, driven) = tokio::join!(worker, driver);
+    worked?;
+    let (mut direct, mut through, same_status) = driven?;
+    direct.sort_by(f64::total_cmp);
+    through.sort_by(f64::total_cmp);
+    // Token verification and envelope signing alone, against the same kind of key set.
+    let keys = tempfile::tempdir()?;
+    let jwks = keys.path().join("idp.jwks");
+    std::fs::write(
+        &jwks,
+        serde_json::to_vec(&jsonwebtoken::jwk::JwkSet {
+            keys: vec![door.idp.public_jwk()],
+        })?,
+    )?;
+    let verifier = crate::auth::token::TokenVerifier::new(crate::auth::token::TokenConfig {
+        oidc_issuer: "https://idp.eval.invalid".into(),
+        jwks_url: None,
+        jwks_file: Some(jwks),
+        token_audience: "https://gateway.eval.invalid".into(),
+        token_algorithms: vec!["EdDSA".into()],
+        token_leeway_secs: 30,
+        introspection_url: None,
+        introspection_client_id: None,
+        cohort_clients: Vec::new(),
+        roles_claim: None,
+        fhir_base_url: None,
+        cohort_role_values: Vec::new(),
+    })
+    .map_err(|e| anyhow::anyhow!(e))?;
+    verifier.refresh().await?;
+    let mut verify_us = Vec::new();
+    let mut sign_us = Vec::new();
+    let sample = Query {
+        query_id: crate::gateway::random_query_id(),
+        requester: Requester {
+            id: "bench-clinician".into(),
+            role: "clinician".into(),
+            patients: Some(patients.clone()),
+        },
+        question: questions.first().cloned().unwrap_or_default(),
+        options: QueryOptions::default(),
+    };
+    for _ in 0..500 {
+        let started = Instant::now();
+        verifier.verify(&token, now_secs()).await?;
+        verify_us.push(started.elapsed().as_secs_f64() * 1e6);
+        let started = Instant::now();
+        std::hint::black_box(door.gateway_signer.sign_query(&sample, 600));
+        sign_us.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    verify_us.sort_by(f64::total_cmp);
+    sign_us.sort_by(f64::total_cmp);
+    let (d50, d95) = (percentile_of(&direct, 0.5), percentile_of(&direct, 0.95));
+    let (g50, g95) = (percentile_of(&through, 0.5), percentile_of(&through, 0.95));
+    Ok(GatewayFigures {
+        questions: questions.len(),
+        clinician_patients: patients.len(),
+        direct_p50_ms: d50,
+        direct_p95_ms: d95,
+        gateway_p50_ms: g50,
+        gateway_p95_ms: g95,
+        added_p50_ms: g50 - d50,
+        added_p95_ms: g95 - d95,
+        ratio_p50: if d50 > 0.0 { g50 / d50 } else { 0.0 },
+        token_verify_p50_us: percentile_of(&verify_us, 0.5),
+        sign_p50_us: percentile_of(&sign_us, 0.5),
+        same_status,
     })
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::answer::pipeline::AnswerConfig;
-use crate::answer::worker::AskConfig;
+use crate::answer::worker::{AskConfig, EnvelopeConfig};
 use crate::backfill::BackfillConfig;
 use crate::bus::BusConfig;
 use crate::embed::batcher::{BatchLimits, EmbeddingService};
@@ -105,15 +105,55 @@ pub enum Command {
         /// Answer path settings.
         #[command(flatten)]
         answer: AnswerConfig,
+        /// Which gateways it trusts, and its own signing key.
+        #[command(flatten)]
+        envelopes: EnvelopeConfig,
     },
-    /// Put one question on the query topic and print its answer (needs a running answer worker).
+    /// Ask the gateway one question with an access token and print the answer.
     Ask {
+        /// The question, the gateway and the token.
+        #[command(flatten)]
+        ask: AskConfig,
+    },
+    /// Run the gateway: the authenticating HTTP front door, the only way questions enter.
+    Gateway {
         /// Kafka.
         #[command(flatten)]
         bus: BusConfig,
-        /// The question and who asks.
+        /// Database (treatment relationships, the gateway's requests).
         #[command(flatten)]
-        ask: AskConfig,
+        store: StoreConfig,
+        /// Gateway settings.
+        #[command(flatten)]
+        gateway: crate::gateway::GatewayConfig,
+        /// Token verification.
+        #[command(flatten)]
+        tokens: crate::auth::token::TokenConfig,
+    },
+    /// Create an Ed25519 signing key (PKCS#8 PEM, mode 600) and add its public half to a JWK
+    /// set (for the gateway, an answer worker, or the development identity provider).
+    Keygen {
+        /// The private key file to create (never overwritten).
+        #[arg(long)]
+        out: PathBuf,
+        /// The JWK set file to add the public key to (created if absent).
+        #[arg(long)]
+        jwks: Option<PathBuf>,
+    },
+    /// Development identity provider: serves its JWK set and discovery documents, and issues
+    /// tokens on request (loopback only; never in production).
+    DevIdp(crate::auth::dev_idp::DevIdpConfig),
+    /// Mint an access token with a development key (as `dev-idp` would issue it).
+    Token {
+        /// The signing key.
+        #[arg(long)]
+        key: PathBuf,
+        /// The issuer (`iss`).
+        #[arg(long)]
+        issuer: String,
+        /// What the token says.
+        #[command(flatten)]
+        request: crate::auth::dev_idp::TokenRequest,
     },
     /// Run an ingest worker and an answer worker in one process, sharing the embedding model.
     Serve {
@@ -135,6 +175,9 @@ pub enum Command {
         /// Answer path settings.
         #[command(flatten)]
         answer: AnswerConfig,
+        /// Which gateways the answer worker trusts, and its own signing key.
+        #[command(flatten)]
+        envelopes: EnvelopeConfig,
     },
     /// Evaluate retrieval, privacy and utility on the store (the thesis's tables).
     Eval {

@@ -33,12 +33,15 @@
 //! - [`bus`]: Kafka clients and the topic contracts in `topics/`.
 //! - [`backfill`]: reads Synthea archives and bulk exports and publishes them as bundles.
 //! - [`bench`]: benchmarks that print figures and write them under `docs/results/`.
+//! - [`auth`]: who is asking: access tokens, the access they grant, signed envelopes, keys.
+//! - [`gateway`]: the authenticating HTTP front door, the only way questions enter.
 //! - [`dp`]: differential privacy for cohort answers: accounting, noise, DP-RAG votes, budget.
 //! - [`eval`]: the thesis's evaluations (questions, retrieval, privacy, utility) on any store.
 //! - [`phi`]: types that hold protected health information and never print it.
 //! - [`text`]: the one text normalization (Unicode folding, words) and the one date grammar.
 
 pub mod answer;
+pub mod auth;
 pub mod backfill;
 pub mod bench;
 pub mod bus;
@@ -46,6 +49,7 @@ pub mod config;
 pub mod dp;
 pub mod embed;
 pub mod eval;
+pub mod gateway;
 pub mod ingest;
 pub mod llm;
 pub mod metrics;

@@ -140,14 +140,57 @@ async fn run(command: Command) -> anyhow::Result<()> {
             model,
             llm,
             answer,
+            envelopes,
         } => {
+            let auth = envelopes.open()?;
             let (_, _, engine) = open_answer_path(&store, &model, &llm, answer).await?;
-            let report = answer_worker::run(&engine, &bus, shutdown_signal()).await?;
+            let report = answer_worker::run(&engine, &bus, &auth, shutdown_signal()).await?;
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
-        Command::Ask { bus, ask } => {
-            let answer = answer_worker::ask(&ask, &bus).await?;
+        Command::Ask { ask } => {
+            let answer = answer_worker::ask(&ask).await?;
             println!("{}", serde_json::to_string_pretty(&answer)?);
+        }
+        Command::Gateway {
+            bus,
+            store,
+            gateway,
+            tokens,
+        } => {
+            let store = Store::connect(&store).await?;
+            store.migrate().await?;
+            fhir_rag::gateway::run(
+                gateway,
+                tokens,
+                &bus,
+                store.pool().clone(),
+                shutdown_signal(),
+            )
+            .await?;
+        }
+        Command::Keygen { out, jwks } => {
+            let key = fhir_rag::auth::keys::SigningKey::generate();
+            key.write(&out)?;
+            if let Some(jwks) = jwks {
+                let mut set = if jwks.exists() {
+                    fhir_rag::auth::keys::read_jwks(&jwks)?
+                } else {
+                    jsonwebtoken::jwk::JwkSet { keys: Vec::new() }
+                };
+                set.keys.push(key.public_jwk());
+                std::fs::write(&jwks, serde_json::to_string_pretty(&set)?)
+                    .with_context(|| format!("write {}", jwks.display()))?;
+            }
+            println!("{}", key.kid());
+        }
+        Command::DevIdp(config) => fhir_rag::auth::dev_idp::run(config).await?,
+        Command::Token {
+            key,
+            issuer,
+            request,
+        } => {
+            let key = fhir_rag::auth::keys::SigningKey::read(&key)?;
+            println!("{}", fhir_rag::auth::dev_idp::mint(&key, &issuer, &request));
         }
         Command::Serve {
             bus,
@@ -156,7 +199,9 @@ async fn run(command: Command) -> anyhow::Result<()> {
             ingest,
             llm,
             answer,
+            envelopes,
         } => {
+            let auth = envelopes.open()?;
             let (store, embedder, engine) = open_answer_path(&store, &model, &llm, answer).await?;
             // When either worker dies, the other one is stopped too and the process exits
             // non-zero: a supervisor restarts both rather than running half a service.
@@ -172,7 +217,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
                     result
                 },
                 async {
-                    let result = answer_worker::run(&engine, &bus, shutdown.clone()).await;
+                    let result = answer_worker::run(&engine, &bus, &auth, shutdown.clone()).await;
                     if let Err(e) = &result {
                         tracing::error!(error = %e, "the answer worker died; stopping the ingest worker");
                         let _ = stop.send(true);

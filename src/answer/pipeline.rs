@@ -94,7 +94,7 @@ pub struct AnswerConfig {
         long,
         env = "FHIR_RAG_CARE_TEAM_ROLES",
         value_delimiter = ',',
-        default_value = "clinician,physician,nurse,care_team"
+        default_value = "clinician,physician,nurse,care_team,patient"
     )]
     pub care_team_roles: Vec<String>,
     /// Fewest patients a cohort answer may describe (k): smaller groups, and every item or
@@ -840,6 +840,16 @@ impl AnswerEngine {
     /// The settings.
     pub fn config(&self) -> &AnswerConfig {
         &self.config
+    }
+
+    /// The store it answers from.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The model backend.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
     }
 
     /// Takes one model call from the worker's budget; false when the wait would be too long.

@@ -1,24 +1,27 @@
 //! The answer worker (a member of a consumer group on `rag.queries`), the answer publisher, and
-//! `ask`, the command-line client that puts one question on the bus and waits for its answer.
+//! `ask`, the command-line client of the gateway.
 //!
-//! Per message, in partition order: read and validate the query (unreadable → dead-letter topic),
-//! answer it (transient failures retried while the offset is held), publish the sealed answer,
-//! then commit the offset. Logs carry ids, statuses and counts, never questions or answers.
+//! Per message, in partition order: verify the gateway's signature and that the envelope was not
+//! seen before at another position (unsigned, tampered, expired or replayed → dead-letter topic as
+//! `unauthenticated`), validate the query (unreadable → dead-letter topic), answer it (transient
+//! failures retried while the offset is held), publish the sealed answer signed with the
+//! worker's key, then commit the offset. Logs carry ids, statuses and counts, never questions or
+//! answers.
 
 use std::cell::RefCell;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::future::{FutureExt, LocalBoxFuture};
-use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::{Message, OwnedMessage};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
-use super::contract::{Answer, AnswerStatus, Mode, Query, QueryOptions, Requester};
+use super::contract::{Answer, AnswerStatus, Query};
 use super::pipeline::{AnswerEngine, AnswerError};
+use crate::auth::envelope::{now_secs, Signer, Verifier, MAX_LIFETIME_SECS};
 use crate::bus::consume::{consume, Handler, LoopSettings};
 use crate::bus::retry::{Retried, RetryPolicy};
 use crate::bus::{publish_dead_letter, BusConfig, BusError, DeadLetter};
@@ -43,11 +46,19 @@ impl AnswerPublisher {
         })
     }
 
-    /// Publishes one answer, keyed by its query id, and waits for the broker.
-    pub async fn publish(&self, answer: Guarded<Answer>) -> Result<(), BusError> {
+    /// Publishes one answer, keyed by its query id, signed when there is a signer, and waits for
+    /// the broker.
+    pub async fn publish(
+        &self,
+        answer: Guarded<Answer>,
+        signer: Option<&Signer>,
+    ) -> Result<(), BusError> {
         let (answer, report) = answer.into_parts();
         let answer = answer.with_guard_report(&report);
-        let payload = serde_json::to_vec(&answer).expect("answers serialize");
+        let payload = match signer {
+            Some(signer) => signer.sign_answer(&answer, MAX_LIFETIME_SECS).into_bytes(),
+            None => serde_json::to_vec(&answer).expect("answers serialize"),
+        };
         self.producer
             .send(
                 FutureRecord::to(&self.topic)
@@ -98,10 +109,73 @@ pub struct AnswerReport {
     pub guard_redactions: u64,
 }
 
+/// How an answer worker trusts its queries (`fhir-rag answer`, `fhir-rag serve`).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct EnvelopeConfig {
+    /// The gateways' public keys (a JWK set of Ed25519 keys; several for rotation): only queries
+    /// one of them signed are answered.
+    #[arg(long, env = "FHIR_RAG_GATEWAY_KEYS")]
+    pub gateway_keys: Option<PathBuf>,
+    /// This worker's Ed25519 private key (PKCS#8 PEM, mode 600): it signs every answer, for the
+    /// gateway to check. Create one with `fhir-rag keygen`.
+    #[arg(long, env = "FHIR_RAG_WORKER_SIGNING_KEY")]
+    pub worker_signing_key: Option<PathBuf>,
+    /// The worker's name (the `iss` of its answers).
+    #[arg(long, env = "FHIR_RAG_WORKER_NAME", default_value = "fhir-rag-answer")]
+    pub worker_name: String,
+    /// Development only: answer unsigned queries (whatever requester, role and patients they
+    /// claim) and publish unsigned answers. Never on a shared bus.
+    #[arg(long, env = "FHIR_RAG_INSECURE_UNSIGNED_QUERIES")]
+    pub insecure_unsigned_queries: bool,
+}
+
+/// How the worker trusts its queries and signs its answers.
+#[derive(Debug)]
+pub enum QueryAuth {
+    /// Queries must carry a gateway's signature; answers are signed.
+    Signed {
+        /// The gateways' keys.
+        gateways: Verifier,
+        /// The worker's key.
+        signer: Signer,
+    },
+    /// Development only: nothing is checked or signed.
+    Unsigned,
+}
+
+impl EnvelopeConfig {
+    /// The keys, read; refuses a half-configured worker.
+    pub fn open(&self) -> Result<QueryAuth, WorkerError> {
+        let config = |m: &str| WorkerError::Answer(AnswerError::Config(m.to_string()));
+        match (
+            &self.gateway_keys,
+            &self.worker_signing_key,
+            self.insecure_unsigned_queries,
+        ) {
+            (None, None, true) => {
+                tracing::warn!("answering UNSIGNED queries: any producer on the query topic can claim any requester, role and patients; development only");
+                Ok(QueryAuth::Unsigned)
+            }
+            (Some(_), _, true) | (_, Some(_), true) => Err(config(
+                "--insecure-unsigned-queries with keys: choose one",
+            )),
+            (Some(gateways), Some(key), false) => Ok(QueryAuth::Signed {
+                gateways: Verifier::read(gateways)
+                    .map_err(|e| config(&e.to_string()))?,
+                signer: Signer::read(key, &self.worker_name).map_err(|e| config(&e.to_string()))?,
+            }),
+            _ => Err(config(
+                "an answer worker needs --gateway-keys (whose signatures it trusts) and --worker-signing-key (to sign its answers); see `fhir-rag keygen`",
+            )),
+        }
+    }
+}
+
 /// Runs an answer worker until shutdown, the idle or message limit, or a fatal error.
 pub async fn run(
     engine: &AnswerEngine,
     bus: &BusConfig,
+    auth: &QueryAuth,
     shutdown: watch::Receiver<bool>,
 ) -> Result<AnswerReport, WorkerError> {
     let config = engine.config().clone();
@@ -113,6 +187,7 @@ pub async fn run(
     tracing::info!(topic = %config.query_topic, group = %config.answer_group, backend = %engine.backend_name(), "answer worker started");
     let handler = AnswerHandler {
         engine,
+        auth,
         publisher: &publisher,
         dlq: &dlq,
         report: RefCell::new(AnswerReport::default()),
@@ -173,6 +248,7 @@ fn holds_control_characters(value: &serde_json::Value, depth: usize) -> bool {
 /// The answer worker's part of the consume loop.
 struct AnswerHandler<'a> {
     engine: &'a AnswerEngine,
+    auth: &'a QueryAuth,
     publisher: &'a AnswerPublisher,
     dlq: &'a FutureProducer,
     report: RefCell<AnswerReport>,
@@ -223,11 +299,12 @@ async fn handle(
 ) -> Result<bool, WorkerError> {
     let AnswerHandler {
         engine,
+        auth,
         publisher,
         dlq,
         ..
     } = handler;
-    let (engine, publisher, dlq) = (*engine, *publisher, *dlq);
+    let (engine, auth, publisher, dlq) = (*engine, *auth, *publisher, *dlq);
     let dlq_topic = engine.config().query_dlq_topic.as_str();
     let max_backoff_ms = engine.config().answer_retry_max_backoff_ms;
     let partition = message.partition();
@@ -235,7 +312,44 @@ async fn handle(
     let Some(payload) = message.payload() else {
         return Ok(true);
     };
-    let query = match read_query(payload) {
+    let policy = RetryPolicy {
+        retry_max_attempts: engine.config().answer_retry_max_attempts,
+        retry_max_backoff_ms: max_backoff_ms,
+    };
+    let read = match auth {
+        QueryAuth::Unsigned => read_query(payload),
+        QueryAuth::Signed { gateways, .. } => match gateways.verify_query(payload, now_secs()) {
+            // Signed by a gateway, but not a valid query (a gateway validates before it signs).
+            Err(crate::auth::envelope::EnvelopeError::InvalidClaims(reason)) => {
+                Err(("invalid_query", reason))
+            }
+            Err(e) => Err(("unauthenticated", e.to_string())),
+            Ok(claims) => {
+                let query = claims.query;
+                let first = policy
+                    .run(
+                        shutdown,
+                        &mut report.retries,
+                        AnswerError::disposition,
+                        || first_sight(engine, &query.query_id, message, claims.exp),
+                    )
+                    .await;
+                match first {
+                    Retried::Done(true) => Ok(query),
+                    Retried::Done(false) => Err((
+                        "unauthenticated",
+                        "replayed envelope: this query id was already taken from another position"
+                            .to_string(),
+                    )),
+                    Retried::Interrupted => return Ok(false),
+                    Retried::Fatal(e) | Retried::Refused(e) | Retried::GaveUp(e) => {
+                        return Err(e.into())
+                    }
+                }
+            }
+        },
+    };
+    let query = match read {
         Ok(query) => query,
         Err((kind, reason)) => {
             tracing::warn!(
@@ -252,12 +366,16 @@ async fn handle(
             };
             publish_dead_letter(dlq, dlq_topic, message.key(), payload, &letter).await?;
             report.dead_lettered += 1;
+            if kind == "unauthenticated" {
+                crate::metrics::count(
+                    "fhir_rag_unauthenticated_queries_total",
+                    "Queries refused for a missing, bad, expired or replayed signature.",
+                    &[],
+                    1.0,
+                );
+            }
             return Ok(true);
         }
-    };
-    let policy = RetryPolicy {
-        retry_max_attempts: engine.config().answer_retry_max_attempts,
-        retry_max_backoff_ms: max_backoff_ms,
     };
     let attempt = policy
         .run(
@@ -313,7 +431,11 @@ async fn handle(
         &[],
         redactions as f64,
     );
-    publisher.publish(sealed).await?;
+    let signer = match auth {
+        QueryAuth::Signed { signer, .. } => Some(signer),
+        QueryAuth::Unsigned => None,
+    };
+    publisher.publish(sealed, signer).await?;
     tracing::info!(
         partition,
         offset,
@@ -325,21 +447,64 @@ async fn handle(
     Ok(true)
 }
 
-/// `fhir-rag ask`: who asks and what.
+/// Whether this envelope is seen here for the first time, or again at the same position (a
+/// redelivery after a crash): `false` when its query id was taken from another position (a
+/// copy published again: a replay).
+async fn first_sight(
+    engine: &AnswerEngine,
+    query_id: &str,
+    message: &OwnedMessage,
+    expires: u64,
+) -> Result<bool, AnswerError> {
+    let pool = engine.store().pool();
+    let inserted = sqlx::query(
+        "INSERT INTO envelopes_seen (query_id, topic, partition, \"offset\", expires_at)
+         VALUES ($1, $2, $3, $4, to_timestamp($5))
+         ON CONFLICT (query_id) DO NOTHING",
+    )
+    .bind(query_id)
+    .bind(message.topic())
+    .bind(message.partition())
+    .bind(message.offset())
+    .bind(expires as f64)
+    .execute(pool)
+    .await?
+    .rows_affected();
+    if inserted == 1 {
+        return Ok(true);
+    }
+    let same: Option<bool> = sqlx::query_scalar(
+        "SELECT topic = $2 AND partition = $3 AND \"offset\" = $4 FROM envelopes_seen
+         WHERE query_id = $1",
+    )
+    .bind(query_id)
+    .bind(message.topic())
+    .bind(message.partition())
+    .bind(message.offset())
+    .fetch_optional(pool)
+    .await?;
+    Ok(same.unwrap_or(false))
+}
+
+/// `fhir-rag ask`: a client of the gateway.
 #[derive(Clone, Debug, clap::Args)]
 pub struct AskConfig {
     /// The question.
     pub question: String,
-    /// Requester id.
-    #[arg(long = "as", env = "FHIR_RAG_ASK_AS", default_value = "cli")]
-    pub requester: String,
-    /// Requester role.
-    #[arg(long, env = "FHIR_RAG_ASK_ROLE", default_value = "researcher")]
-    pub role: String,
-    /// FHIR Patient ids the requester may see (comma-separated; default: none listed, so the
-    /// role decides).
-    #[arg(long, env = "FHIR_RAG_ASK_PATIENTS", value_delimiter = ',')]
-    pub patients: Option<Vec<String>>,
+    /// The gateway's base URL.
+    #[arg(
+        long,
+        env = "FHIR_RAG_GATEWAY_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
+    pub gateway: String,
+    /// Access token (better: `--token-file`, or the environment, so that it is not in the
+    /// process list).
+    #[arg(long, env = "FHIR_RAG_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// File holding the access token.
+    #[arg(long, env = "FHIR_RAG_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
     /// Answering mode.
     #[arg(long, value_enum, default_value = "synthetic")]
     pub mode: AskMode,
@@ -350,14 +515,14 @@ pub struct AskConfig {
     #[arg(long)]
     pub epsilon: Option<f64>,
     /// Seconds to wait for the answer.
-    #[arg(long, env = "FHIR_RAG_ASK_TIMEOUT_SECS", default_value_t = 120)]
+    #[arg(long, env = "FHIR_RAG_ASK_TIMEOUT_SECS", default_value_t = 60)]
     pub timeout_secs: u64,
-    /// Topic for questions.
-    #[arg(long, env = "FHIR_RAG_QUERY_TOPIC", default_value = "rag.queries")]
-    pub query_topic: String,
-    /// Topic of answers.
-    #[arg(long, env = "FHIR_RAG_ANSWER_TOPIC", default_value = "rag.answers")]
-    pub answer_topic: String,
+    /// Break the glass: a patient outside your relationships (with `--reason`).
+    #[arg(long, requires = "reason")]
+    pub break_glass_patient: Option<String>,
+    /// Why you break the glass (kept in the audit).
+    #[arg(long)]
+    pub reason: Option<String>,
 }
 
 /// Mode flag of `ask`.
@@ -371,34 +536,35 @@ pub enum AskMode {
     Dp,
 }
 
-/// A fresh query id: a hash of the time, the process and a counter.
+/// A fresh query id (for questions built outside the gateway: benchmarks, evaluations).
 pub fn new_query_id() -> String {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut hasher = Sha256::new();
-    hasher.update(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos()
-            .to_le_bytes(),
-    );
-    hasher.update(std::process::id().to_le_bytes());
-    hasher.update(
-        COUNTER
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            .to_le_bytes(),
-    );
-    format!("q-{}", hex::encode(&hasher.finalize()[..12]))
+    crate::gateway::random_query_id()
 }
 
 /// Errors of `ask`.
 #[derive(Debug, thiserror::Error)]
 pub enum AskError {
-    /// Kafka failed.
-    #[error(transparent)]
-    Bus(#[from] BusError),
+    /// No token given.
+    #[error("no access token: give --token-file, or FHIR_RAG_TOKEN")]
+    NoToken,
+    /// The token file.
+    #[error("{0}")]
+    TokenFile(String),
+    /// The gateway could not be reached.
+    #[error("gateway: {0}")]
+    Http(#[from] reqwest::Error),
+    /// The gateway refused.
+    #[error("the gateway answered {status}: {body}")]
+    Refused {
+        /// HTTP status.
+        status: u16,
+        /// Its body.
+        body: String,
+    },
     /// No answer in time.
-    #[error("no answer to {query_id} within {secs} s (is an answer worker running?)")]
+    #[error(
+        "no answer to {query_id} within {secs} s; fetch it later with GET /v1/questions/{query_id}"
+    )]
     Timeout {
         /// The query.
         query_id: String,
@@ -407,67 +573,75 @@ pub enum AskError {
     },
 }
 
-/// Publishes the question and waits for its answer.
-pub async fn ask(config: &AskConfig, bus: &BusConfig) -> Result<Answer, AskError> {
-    let query = Query {
-        query_id: new_query_id(),
-        requester: Requester {
-            id: config.requester.clone(),
-            role: config.role.clone(),
-            patients: config.patients.clone(),
-        },
-        question: config.question.clone(),
-        options: QueryOptions {
-            mode: match config.mode {
-                AskMode::Synthetic => Mode::Synthetic,
-                AskMode::Incremental => Mode::Incremental,
-                AskMode::Dp => Mode::Dp,
-            },
-            k: config.k,
-            epsilon: config.epsilon,
-        },
+/// Asks the gateway and waits for the answer.
+pub async fn ask(config: &AskConfig) -> Result<Answer, AskError> {
+    let token = match (&config.token_file, &config.token) {
+        (Some(path), _) => std::fs::read_to_string(path)
+            .map_err(|e| AskError::TokenFile(format!("{}: {e}", path.display())))?
+            .trim()
+            .to_string(),
+        (None, Some(token)) => token.trim().to_string(),
+        (None, None) => return Err(AskError::NoToken),
     };
-    let consumer: StreamConsumer = bus
-        .consumer(&format!("fhir-rag-ask-{}", query.query_id))
-        .create()
-        .map_err(|e| BusError::Client(e.to_string()))?;
-    consumer
-        .subscribe(&[&config.answer_topic])
-        .map_err(|e| BusError::Client(e.to_string()))?;
-    let producer: FutureProducer = bus
-        .producer()
-        .create()
-        .map_err(|e| BusError::Client(e.to_string()))?;
-    let payload = serde_json::to_vec(&query).expect("queries serialize");
-    producer
-        .send(
-            FutureRecord::to(&config.query_topic)
-                .key(query.query_id.as_bytes())
-                .payload(&payload),
-            Duration::from_secs(30),
-        )
-        .await
-        .map_err(|(e, _)| BusError::Delivery {
-            topic: config.query_topic.clone(),
-            reason: e.to_string(),
-        })?;
-    let deadline = tokio::time::sleep(Duration::from_secs(config.timeout_secs));
-    tokio::pin!(deadline);
+    let mut body = serde_json::json!({
+        "question": config.question,
+        "mode": match config.mode {
+            AskMode::Synthetic => "synthetic",
+            AskMode::Incremental => "incremental",
+            AskMode::Dp => "dp",
+        },
+        "wait_secs": config.timeout_secs.min(60),
+    });
+    if let Some(k) = config.k {
+        body["k"] = k.into();
+    }
+    if let Some(epsilon) = config.epsilon {
+        body["epsilon"] = epsilon.into();
+    }
+    if let (Some(patient), Some(reason)) = (&config.break_glass_patient, &config.reason) {
+        body["break_glass"] = serde_json::json!({"patient": patient, "reason": reason});
+    }
+    let base = config.gateway.trim_end_matches('/');
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(config.timeout_secs + 30))
+        .build()?;
+    let response = client
+        .post(format!("{base}/v1/questions"))
+        .bearer_auth(&token)
+        .json(&body)
+        .send()
+        .await?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(config.timeout_secs);
+    let mut response = response;
     loop {
-        tokio::select! {
-            _ = &mut deadline => {
-                return Err(AskError::Timeout { query_id: query.query_id, secs: config.timeout_secs });
-            }
-            received = consumer.recv() => {
-                let Ok(message) = received else { continue };
-                if message.key() != Some(query.query_id.as_bytes()) {
-                    continue;
-                }
-                if let Some(Ok(answer)) = message.payload().map(serde_json::from_slice::<Answer>) {
-                    return Ok(answer);
-                }
-            }
+        let status = response.status();
+        let text = response.text().await?;
+        if !status.is_success() {
+            return Err(AskError::Refused {
+                status: status.as_u16(),
+                body: text,
+            });
         }
+        let state: crate::gateway::QuestionState =
+            serde_json::from_str(&text).map_err(|e| AskError::Refused {
+                status: status.as_u16(),
+                body: format!("unreadable: {e}"),
+            })?;
+        if let Some(answer) = state.answer {
+            return Ok(answer);
+        }
+        if state.state != "pending" || std::time::Instant::now() >= deadline {
+            return Err(AskError::Timeout {
+                query_id: state.query_id,
+                secs: config.timeout_secs,
+            });
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        response = client
+            .get(format!("{base}/v1/questions/{}", state.query_id))
+            .bearer_auth(&token)
+            .send()
+            .await?;
     }
 }
 

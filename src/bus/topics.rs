@@ -31,9 +31,13 @@ pub struct TopicContract {
     /// Headers that messages carry, name → meaning.
     #[serde(default)]
     pub headers: serde_json::Map<String, serde_json::Value>,
-    /// Encoding of the value (`json`, or `bytes` for dead letters that keep the original).
+    /// Encoding of the value (`json`; `jws`, a signed envelope around a JSON claim; or `bytes`
+    /// for dead letters that keep the original).
     pub value_format: String,
-    /// JSON Schema of the value (when `value_format` is `json`).
+    /// For `jws`: the envelope, for people (signer, header, claims).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_envelope: Option<String>,
+    /// JSON Schema of the value (`json`) or of the envelope's payload claim (`jws`).
     pub value_schema: serde_json::Value,
     /// An example value.
     pub example: serde_json::Value,
@@ -144,7 +148,7 @@ mod tests {
     fn examples_and_real_bundles_match_the_value_schemas() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("topics");
         let contracts = load_contracts(&dir).unwrap();
-        for contract in contracts.iter().filter(|c| c.value_format == "json") {
+        for contract in contracts.iter().filter(|c| c.value_format != "bytes") {
             let validator =
                 jsonschema::validator_for(&contract.value_schema).expect("a valid JSON Schema");
             let errors: Vec<String> = validator
@@ -184,9 +188,15 @@ mod tests {
         assert!(names.contains(&"fhir.bundles"), "{names:?}");
         assert!(names.contains(&"fhir.bundles.dlq"), "{names:?}");
         for contract in &contracts {
-            if contract.value_format != "json" {
+            if contract.value_format == "bytes" {
                 continue;
             }
+            assert_eq!(
+                contract.value_format == "jws",
+                contract.value_envelope.is_some(),
+                "{}: a signed topic says how it is signed",
+                contract.name
+            );
             let required = contract.value_schema["required"]
                 .as_array()
                 .cloned()

@@ -50,11 +50,14 @@ impl Category {
         if leaked && std::env::var_os("FHIR_RAG_EVAL_SHOW_LEAKS").is_some() {
             eprintln!("LEAK {id}: {} || {}", answer.answer, answer.synthetic_query);
         }
+        self.record_outcome(id, answer.status.as_str(), leaked);
+    }
+
+    /// Counts one prompt whose outcome is `status` (an answer's status, an HTTP status, a dead
+    /// letter's kind).
+    pub fn record_outcome(&mut self, id: &str, status: &str, leaked: bool) {
         self.prompts += 1;
-        *self
-            .by_status
-            .entry(answer.status.as_str().into())
-            .or_default() += 1;
+        *self.by_status.entry(status.into()).or_default() += 1;
         if leaked {
             self.leaks += 1;
             if self.examples.len() < 5 {

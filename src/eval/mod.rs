@@ -27,6 +27,7 @@ pub mod compare;
 pub mod deid;
 pub mod disclosure;
 pub mod dp;
+pub mod front_door;
 pub mod metrics;
 pub mod questions;
 pub mod retrieval;

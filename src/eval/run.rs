@@ -82,6 +82,20 @@ pub enum EvalCommand {
         /// Skip the thesis's baseline-against-pipeline tables.
         #[arg(long)]
         no_baseline: bool,
+        /// Also attack the front door on the broker: a gateway and an answer worker in this
+        /// process, on fresh topics (categories `token_attacks`, `forged_requester`,
+        /// `dp_replay`).
+        #[arg(long)]
+        front_door: bool,
+        /// Prompts per front-door category.
+        #[arg(long, default_value_t = 60)]
+        front_door_prompts: usize,
+        /// Kafka (for `--front-door`).
+        #[command(flatten)]
+        bus: crate::bus::BusConfig,
+        /// Topic contracts (for `--front-door`).
+        #[arg(long, env = "FHIR_RAG_TOPICS_DIR", default_value = "topics")]
+        topics_dir: PathBuf,
     },
     /// Recall and precision of the free-text de-identification on a labelled set of note
     /// sentences (names of many cultures, phones of many countries, dates, addresses, IBANs…).
@@ -389,6 +403,10 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             also_llm,
             also_every,
             no_baseline,
+            front_door,
+            front_door_prompts,
+            bus,
+            topics_dir,
         } => {
             let (backend, opened, engine) = open_engine(&setup).await?;
             let selection = super::disclosure::Selection {
@@ -438,6 +456,20 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
                     total.examples.extend(c.examples.iter().cloned());
                 }
             }
+            if front_door {
+                let attacked = super::front_door::evaluate(super::front_door::Setup {
+                    store: &opened.store,
+                    embedder: &opened.embedder,
+                    backend: backend.clone(),
+                    llm: &setup.llm,
+                    answer: unlimited(setup.answer.clone()),
+                    bus: &bus,
+                    topics_dir: &topics_dir,
+                    per_category: front_door_prompts,
+                })
+                .await?;
+                categories.extend(attacked);
+            }
             let by_backend: serde_json::Map<String, serde_json::Value> = runs
                 .iter()
                 .map(|(name, run)| (name.clone(), serde_json::json!(run.categories)))
@@ -448,7 +480,7 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
                 "backends": backends,
                 "categories": categories,
                 "by_backend": by_backend,
-                "selection": {"every": every, "diseases": diseases, "planted": planted, "also_every": also_every},
+                "selection": {"every": every, "diseases": diseases, "planted": planted, "also_every": also_every, "front_door_prompts": front_door.then_some(front_door_prompts)},
             });
             let mut markdown = disclosure_markdown(&categories, &runs, &opened.stamp);
             if no_baseline {

@@ -101,6 +101,14 @@ pub struct Flattened {
     /// The source system the message comes from (`""`: the default one). Patient ids and
     /// resource ids are unique within a source.
     pub source: String,
+    /// Who treats whom: the practitioners the message's resources link to their patients
+    /// (stored and retracted with the resource).
+    pub links: Vec<super::relations::CareLink>,
+    /// The identifiers the message's Practitioner resources are also known by.
+    pub aliases: Vec<super::relations::PractitionerAlias>,
+    /// The stored ids of the message's CareTeam resources (their links are replaced, also by
+    /// none when a team lost its members).
+    pub care_teams: Vec<String>,
 }
 
 /// Why a fact is removed.
@@ -181,6 +189,18 @@ impl Flattened {
                 .facts
                 .push(f.clone());
         }
+        // A resource's links go with its fact; a care team's (which has none) and the aliases
+        // with the first half.
+        for link in &self.links {
+            let with_right = right.facts.iter().any(|f| {
+                f.resource_type == link.resource_type && f.resource_id == link.resource_id
+            });
+            if with_right { &mut right } else { &mut left }
+                .links
+                .push(link.clone());
+        }
+        left.aliases = self.aliases.clone();
+        left.care_teams = self.care_teams.clone();
         Some((left, right))
     }
 
@@ -213,6 +233,7 @@ impl Flattened {
             .iter()
             .map(|p| p.fhir_id.as_str())
             .chain(self.facts.iter().map(|f| f.patient.as_str()))
+            .chain(self.links.iter().map(|l| l.patient.as_str()))
             .collect()
     }
 }
@@ -284,6 +305,7 @@ pub fn flatten_with(
     let mut out = flatten_resources(entries);
     FREE_TEXT.with(|cell| *cell.borrow_mut() = None);
     out.parties = parties;
+    out.aliases = super::relations::practitioner_aliases(entries);
     out
 }
 
@@ -389,6 +411,7 @@ fn entered_in_error(resource: &Resource) -> bool {
         Resource::MedicationRequest(r) => status(Some(&r.status)),
         Resource::CarePlan(r) => status(Some(&r.status)),
         Resource::Encounter(r) => status(Some(&r.status)),
+        Resource::CareTeam(r) => status(r.status.as_ref()),
         Resource::Condition(r) => verified(r.verification_status.as_deref()),
         Resource::AllergyIntolerance(r) => verified(r.verification_status.as_deref()),
         _ => false,
@@ -431,6 +454,7 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
             })
             .collect()
     };
+    let practitioners = super::relations::bundle_practitioners(entries);
     let resolve = |reference: Option<&Reference>| -> Option<String> {
         let reference = reference?.reference.as_ref()?.value.as_deref()?;
         if let Some(id) = patient_urls.get(reference) {
@@ -485,6 +509,26 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
             }),
             Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
             Resource::Encounter(r) => resolve(r.subject.as_deref()).map(|p| encounter(p, r)),
+            Resource::CareTeam(r) => {
+                // No sentences (members are names, which belong to the vault): links only.
+                let id = entry
+                    .resource
+                    .id()
+                    .and_then(|id| id.value.clone())
+                    .or_else(|| entry.full_url.clone());
+                if let (Some(patient), Some(id)) = (resolve(r.subject.as_deref()), id) {
+                    out.care_teams.push(storable_id(id.clone()));
+                    out.links.extend(super::relations::links(
+                        &entry.resource,
+                        &storable_id(patient),
+                        "CareTeam",
+                        &storable_id(id),
+                        super::relations::care_team_day(r),
+                        &practitioners,
+                    ));
+                }
+                continue;
+            }
             _ => continue,
         };
         match fact {
@@ -496,6 +540,17 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
                     .unwrap_or_else(|| content_id(&fact));
                 fact.resource_id = storable_id(fact.resource_id);
                 fact.patient = storable_id(fact.patient);
+                let day = fact
+                    .day
+                    .or_else(|| fact.event_date.as_deref().and_then(local_date));
+                out.links.extend(super::relations::links(
+                    &entry.resource,
+                    &fact.patient,
+                    fact.resource_type,
+                    &fact.resource_id,
+                    day,
+                    &practitioners,
+                ));
                 out.facts.push(fact);
             }
             None => out.without_patient += 1,

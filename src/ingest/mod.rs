@@ -4,5 +4,6 @@
 pub mod documents;
 pub mod flatten;
 pub mod parse;
+pub mod relations;
 pub mod upgrade;
 pub mod worker;

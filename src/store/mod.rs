@@ -319,7 +319,11 @@ impl Store {
             .into_iter()
             .map(str::to_string)
             .collect();
-        if ids.is_empty() && flattened.parties.is_empty() && flattened.retractions.is_empty() {
+        if ids.is_empty()
+            && flattened.parties.is_empty()
+            && flattened.retractions.is_empty()
+            && flattened.aliases.is_empty()
+        {
             return Ok(outcome);
         }
         let mut tx = self.pool.begin().await?;
@@ -329,6 +333,7 @@ impl Store {
         insert_vault(&mut tx, flattened, &keys).await?;
         let (written, touched) = upsert_facts(&mut tx, flattened, &keys).await?;
         affected.extend(touched);
+        replace_links(&mut tx, flattened, &keys).await?;
         outcome.facts_written = written;
         if !affected.is_empty() {
             rebuild_documents(&mut tx, &affected, embedder, &mut outcome).await?;
@@ -411,6 +416,35 @@ async fn retract(
         };
         for row in &rows {
             affected.insert((row.get("patient_key"), row.get("day")));
+        }
+        // The links the resource carried (a care team has no fact, only links), and a retracted
+        // practitioner's identifiers.
+        if r.resource_type == "Practitioner" {
+            sqlx::query("DELETE FROM practitioner_aliases WHERE source = $1 AND reference = $2")
+                .bind(&flattened.source)
+                .bind(format!("Practitioner/{}", r.resource_id))
+                .execute(&mut **tx)
+                .await?;
+        }
+        if r.resource_type == "Patient" {
+            sqlx::query(
+                "DELETE FROM care_relationships c USING patients p
+                 WHERE c.patient_key = p.patient_key AND p.source = $1 AND p.fhir_id = $2",
+            )
+            .bind(&flattened.source)
+            .bind(&r.resource_id)
+            .execute(&mut **tx)
+            .await?;
+        } else {
+            sqlx::query(
+                "DELETE FROM care_relationships
+                 WHERE source = $1 AND resource_type = $2 AND resource_id = $3",
+            )
+            .bind(&flattened.source)
+            .bind(&r.resource_type)
+            .bind(&r.resource_id)
+            .execute(&mut **tx)
+            .await?;
         }
         sqlx::query(
             "INSERT INTO retractions (source, resource_type, resource_id, reason, facts_removed)
@@ -647,6 +681,136 @@ async fn upsert_facts(
     .await?
     .rows_affected();
     Ok((written, affected))
+}
+
+/// Replaces the treatment links of every resource the message carries (a re-sent encounter
+/// whose participants changed keeps only its new ones), and records practitioner aliases.
+async fn replace_links(
+    tx: &mut Transaction<'_, Postgres>,
+    flattened: &Flattened,
+    keys: &HashMap<String, i64>,
+) -> Result<(), StoreError> {
+    let mut resources: BTreeSet<(&str, &str)> = flattened
+        .facts
+        .iter()
+        .map(|f| (f.resource_type, f.resource_id.as_str()))
+        .collect();
+    resources.extend(
+        flattened
+            .links
+            .iter()
+            .map(|l| (l.resource_type, l.resource_id.as_str())),
+    );
+    resources.extend(
+        flattened
+            .care_teams
+            .iter()
+            .map(|id| ("CareTeam", id.as_str())),
+    );
+    if !resources.is_empty() {
+        let (types, ids): (Vec<&str>, Vec<&str>) = resources.into_iter().unzip();
+        sqlx::query(
+            "DELETE FROM care_relationships c
+             USING UNNEST($2::text[], $3::text[]) AS i(resource_type, resource_id)
+             WHERE c.source = $1 AND c.resource_type = i.resource_type
+               AND c.resource_id = i.resource_id",
+        )
+        .bind(&flattened.source)
+        .bind(&types)
+        .bind(&ids)
+        .execute(&mut **tx)
+        .await?;
+    }
+    // One row per (resource, practitioner): the last one of the message wins.
+    let mut unique: BTreeMap<(&str, &str, &str), &crate::ingest::relations::CareLink> =
+        BTreeMap::new();
+    for link in &flattened.links {
+        unique.insert(
+            (link.resource_type, &link.resource_id, &link.practitioner),
+            link,
+        );
+    }
+    if !unique.is_empty() {
+        let links: Vec<_> = unique.into_values().collect();
+        sqlx::query(
+            "INSERT INTO care_relationships
+                 (source, resource_type, resource_id, patient_key, practitioner, kind, last_day)
+             SELECT $1, * FROM UNNEST($2::text[], $3::text[], $4::bigint[], $5::text[],
+                                      $6::text[], $7::date[])",
+        )
+        .bind(&flattened.source)
+        .bind(links.iter().map(|l| l.resource_type).collect::<Vec<_>>())
+        .bind(
+            links
+                .iter()
+                .map(|l| l.resource_id.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(links.iter().map(|l| keys[&l.patient]).collect::<Vec<_>>())
+        .bind(
+            links
+                .iter()
+                .map(|l| l.practitioner.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(links.iter().map(|l| l.kind).collect::<Vec<_>>())
+        .bind(links.iter().map(|l| l.day).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+    }
+    if !flattened.aliases.is_empty() {
+        // A re-sent practitioner's identifiers replace its old ones.
+        let references: BTreeSet<&str> = flattened
+            .aliases
+            .iter()
+            .map(|a| a.reference.as_str())
+            .collect();
+        sqlx::query(
+            "DELETE FROM practitioner_aliases WHERE source = $1 AND reference = ANY($2::text[])",
+        )
+        .bind(&flattened.source)
+        .bind(references.into_iter().collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        // An identifier another practitioner of the source already holds stays theirs.
+        let claimed = sqlx::query(
+            "INSERT INTO practitioner_aliases (source, reference, alias)
+             SELECT $1, * FROM UNNEST($2::text[], $3::text[])
+             ON CONFLICT (source, alias) DO NOTHING",
+        )
+        .bind(&flattened.source)
+        .bind(
+            flattened
+                .aliases
+                .iter()
+                .map(|a| a.reference.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            flattened
+                .aliases
+                .iter()
+                .map(|a| a.alias.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+        let refused = flattened.aliases.len() as u64 - claimed.min(flattened.aliases.len() as u64);
+        if refused > 0 {
+            tracing::warn!(
+                refused,
+                "practitioner identifiers already held by another practitioner were not taken"
+            );
+            crate::metrics::count(
+                "fhir_rag_practitioner_identifier_conflicts_total",
+                "Practitioner identifiers a second resource claimed (kept by the first).",
+                &[],
+                refused as f64,
+            );
+        }
+    }
+    Ok(())
 }
 
 async fn rebuild_documents(

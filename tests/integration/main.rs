@@ -6,6 +6,7 @@ mod corrections;
 mod crash;
 mod dp;
 mod eval;
+mod gateway;
 mod hostile;
 mod ingest;
 mod model;

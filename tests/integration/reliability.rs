@@ -542,10 +542,9 @@ async fn count_answers(run: &TestRun) -> BTreeMap<String, u64> {
             break;
         }
         if let Some(Ok(message)) = consumer.poll(Duration::from_millis(500)) {
-            let answer: Value =
-                serde_json::from_slice(message.payload().unwrap_or_default()).unwrap_or_default();
-            if let Some(id) = answer["query_id"].as_str() {
-                *counts.entry(id.to_string()).or_insert(0) += 1;
+            if let Some(payload) = message.payload() {
+                let answer = run.read_answer(payload);
+                *counts.entry(answer.query_id).or_insert(0) += 1;
                 last = Instant::now();
             }
         }

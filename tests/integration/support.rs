@@ -7,6 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use fhir_rag::auth::envelope::{Signer, Verifier};
+use fhir_rag::auth::keys::SigningKey;
 use fhir_rag::bus::{topics, BusConfig};
 pub use fhir_rag::ingest::documents::expected_documents;
 use fhir_rag::ingest::documents::Document;
@@ -174,6 +176,34 @@ pub struct TestRun {
     pub answer_topic: String,
     pub query_dlq_topic: String,
     pub log_dir: tempfile::TempDir,
+    /// Signs queries as the gateway does (its key is in `keys/gateway.key`, its public half in
+    /// `keys/gateway.jwks` for the answer workers).
+    pub gateway_signer: Signer,
+    /// The answer workers' public keys (their key is `keys/worker.key`).
+    pub worker_keys: Verifier,
+}
+
+/// Real Ed25519 keys for a test run, written as the deployment would: private keys (mode 600)
+/// and JWK sets of their public halves.
+fn make_keys(dir: &Path) -> (Signer, Verifier) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut out = Vec::new();
+    for name in ["gateway", "worker"] {
+        let key = SigningKey::generate();
+        key.write(&dir.join(format!("{name}.key"))).unwrap();
+        let set = jsonwebtoken::jwk::JwkSet {
+            keys: vec![key.public_jwk()],
+        };
+        std::fs::write(
+            dir.join(format!("{name}.jwks")),
+            serde_json::to_vec(&set).unwrap(),
+        )
+        .unwrap();
+        out.push(key);
+    }
+    let worker = out.pop().unwrap();
+    let gateway = out.pop().unwrap();
+    (Signer::new(gateway, "test-gateway"), Verifier::of(&worker))
 }
 
 impl TestRun {
@@ -196,7 +226,11 @@ impl TestRun {
         })
         .await
         .expect("create test topics (is scripts/services.sh up?)");
+        let log_dir = tempfile::tempdir().unwrap();
+        let (gateway_signer, worker_keys) = make_keys(&log_dir.path().join("keys"));
         TestRun {
+            gateway_signer,
+            worker_keys,
             bundle_topic: format!("fhir.bundles{suffix}"),
             dlq_topic: format!("fhir.bundles.dlq{suffix}"),
             group: format!("ingest-{id}"),
@@ -207,7 +241,7 @@ impl TestRun {
             id,
             database,
             database_url,
-            log_dir: tempfile::tempdir().unwrap(),
+            log_dir,
         }
     }
 
@@ -237,6 +271,10 @@ impl TestRun {
             .env("FHIR_RAG_QUERY_DLQ_TOPIC", &self.query_dlq_topic)
             .env("FHIR_RAG_ANSWER_GROUP", format!("answer-{}", self.id))
             .env("FHIR_RAG_SESSION_TIMEOUT_MS", "6000")
+            .env("FHIR_RAG_GATEWAY_KEYS", self.key_file("gateway.jwks"))
+            .env("FHIR_RAG_WORKER_SIGNING_KEY", self.key_file("worker.key"))
+            .env("FHIR_RAG_GATEWAY_SIGNING_KEY", self.key_file("gateway.key"))
+            .env("FHIR_RAG_WORKER_KEYS", self.key_file("worker.jwks"))
             .env("RUST_LOG", "debug,rdkafka=info,sqlx=info,tokenizers=info")
             .env("NO_COLOR", "1");
         command
@@ -247,14 +285,24 @@ impl TestRun {
         self.spawn_role("ingest", name, extra)
     }
 
+    /// A file of the run's keys (`gateway.key`, `gateway.jwks`, `worker.key`, `worker.jwks`).
+    pub fn key_file(&self, name: &str) -> PathBuf {
+        self.log_dir.path().join("keys").join(name)
+    }
+
     /// Starts `fhir-rag <role> <extra…>` with its output in the run's log dir.
     pub fn spawn_role(&self, role: &str, name: &str, extra: &[&str]) -> Worker {
         let log = self.log_dir.path().join(format!("{name}.log"));
         let out = self.log_dir.path().join(format!("{name}.out"));
         let mut args = vec!["--log-format", "text", role];
         args.extend_from_slice(extra);
-        let child = self
-            .command(&args)
+        let mut command = self.command(&args);
+        if extra.contains(&"--insecure-unsigned-queries") {
+            command
+                .env_remove("FHIR_RAG_GATEWAY_KEYS")
+                .env_remove("FHIR_RAG_WORKER_SIGNING_KEY");
+        }
+        let child = command
             .stdout(Stdio::from(std::fs::File::create(&out).unwrap()))
             .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
             .spawn()
@@ -370,8 +418,25 @@ impl TestRun {
         self.dead_letters_on(&self.dlq_topic.clone(), expected, timeout)
     }
 
-    /// Publishes raw query messages (keyed by their position) to the query topic.
+    /// Publishes queries (keyed by their position) to the query topic, each signed as the
+    /// gateway signs it when it reads as a query; anything else as it is (and dead-lettered as
+    /// unauthenticated).
     pub async fn publish_queries(&self, payloads: &[Vec<u8>]) {
+        let signed: Vec<Vec<u8>> = payloads
+            .iter()
+            .map(
+                |p| match serde_json::from_slice::<fhir_rag::answer::contract::Query>(p) {
+                    Ok(query) => self.gateway_signer.sign_query(&query, 3600).into_bytes(),
+                    Err(_) => p.clone(),
+                },
+            )
+            .collect();
+        self.publish_unsigned_queries(&signed).await;
+    }
+
+    /// Publishes query messages as they are, signed or not (an attacker's messages; or a worker
+    /// started with `--insecure-unsigned-queries`).
+    pub async fn publish_unsigned_queries(&self, payloads: &[Vec<u8>]) {
         let producer: FutureProducer = self.services.bus().producer().create().unwrap();
         for (i, payload) in payloads.iter().enumerate() {
             let key = format!("k{i}");
@@ -443,12 +508,22 @@ impl TestRun {
                 );
             }
             if let Some(Ok(message)) = consumer.poll(Duration::from_millis(500)) {
-                let answer: fhir_rag::answer::contract::Answer =
-                    serde_json::from_slice(message.payload().unwrap()).expect("an answer");
-                seen.push(answer);
+                seen.push(self.read_answer(message.payload().unwrap()));
             }
         }
         seen
+    }
+
+    /// An answer message: a worker's signed envelope (verified against the run's worker key), or
+    /// plain JSON from a worker started with `--insecure-unsigned-queries`.
+    pub fn read_answer(&self, payload: &[u8]) -> fhir_rag::answer::contract::Answer {
+        if payload.first() == Some(&b'{') {
+            return serde_json::from_slice(payload).expect("an answer");
+        }
+        self.worker_keys
+            .verify_answer(payload, fhir_rag::auth::envelope::now_secs())
+            .expect("an answer signed by the run's worker key")
+            .answer
     }
 
     /// Reads every dead letter on `topic`: (headers, payload length).
