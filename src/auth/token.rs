@@ -372,12 +372,20 @@ impl TokenVerifier {
                     let url = format!("{base}/.well-known/{doc}");
                     match self.get_json(&url).await {
                         Ok(value) => {
+                            // The document must be the issuer's own (OpenID Discovery 4.3).
+                            let said = value.get("issuer").and_then(|v| v.as_str());
+                            if said.is_some_and(|i| i.trim_end_matches('/') != base) {
+                                return Err(unavailable(format!("{url} names another issuer")));
+                            }
                             let Some(jwks_uri) = value.get("jwks_uri").and_then(|v| v.as_str())
                             else {
                                 last = format!("{url} has no jwks_uri");
                                 continue;
                             };
-                            if !url_allowed(jwks_uri) {
+                            // Keys of an https issuer come over https.
+                            let downgraded =
+                                base.starts_with("https://") && !jwks_uri.starts_with("https://");
+                            if !url_allowed(jwks_uri) || downgraded {
                                 return Err(unavailable(format!(
                                     "jwks_uri {jwks_uri} is not https"
                                 )));

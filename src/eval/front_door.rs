@@ -270,6 +270,7 @@ pub async fn evaluate(setup: Setup<'_>) -> anyhow::Result<BTreeMap<String, Categ
         http: reqwest::Client::builder()
             .timeout(Duration::from_secs(120))
             .build()?,
+        producer: setup.bus.producer().create()?,
         door: &door,
         bus: setup.bus,
         pool: setup.store.pool(),
@@ -288,6 +289,7 @@ pub async fn evaluate(setup: Setup<'_>) -> anyhow::Result<BTreeMap<String, Categ
 
 struct World<'a> {
     http: reqwest::Client,
+    producer: FutureProducer,
     door: &'a FrontDoor,
     bus: &'a BusConfig,
     pool: &'a sqlx::PgPool,
@@ -515,8 +517,7 @@ impl World<'_> {
     }
 
     async fn publish(&self, key: &str, payload: &[u8]) -> anyhow::Result<()> {
-        let producer: FutureProducer = self.bus.producer().create()?;
-        producer
+        self.producer
             .send(
                 FutureRecord::to(&self.door.answer.query_topic)
                     .key(key)
@@ -528,9 +529,15 @@ impl World<'_> {
         Ok(())
     }
 
-    /// Every message of `topic` from the start, read until `done` holds or 10 s pass without
-    /// one (at most 3 minutes).
-    fn read_all(&self, topic: &str, done: impl Fn(&[Read]) -> bool) -> anyhow::Result<Vec<Read>> {
+    /// Every message of `topic` from the start, read until `done` holds (and 3 s more pass
+    /// without a message, so that an extra one shows), or `quiet` passes without one (at most
+    /// 3 minutes). It never blocks: the worker runs in the same task.
+    async fn read_all(
+        &self,
+        topic: &str,
+        quiet: Duration,
+        done: impl Fn(&[Read]) -> bool,
+    ) -> anyhow::Result<Vec<Read>> {
         let consumer: BaseConsumer = self
             .bus
             .consumer(&format!(
@@ -538,17 +545,33 @@ impl World<'_> {
                 crate::gateway::random_query_id()
             ))
             .create()?;
-        consumer.subscribe(&[topic])?;
+        // Every partition from its first offset, assigned rather than subscribed: no group
+        // rebalance to wait for, no partition left out.
+        let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+        let mut assignment = rdkafka::TopicPartitionList::new();
+        for t in metadata.topics() {
+            for partition in t.partitions() {
+                assignment.add_partition_offset(
+                    topic,
+                    partition.id(),
+                    rdkafka::Offset::Beginning,
+                )?;
+            }
+        }
+        anyhow::ensure!(assignment.count() > 0, "{topic} has no partitions");
+        consumer.assign(&assignment)?;
         let mut out = Vec::new();
         let started = Instant::now();
         let mut last = Instant::now();
-        while started.elapsed() < Duration::from_secs(180)
-            && last.elapsed() < Duration::from_secs(10)
-        {
+        while started.elapsed() < Duration::from_secs(180) && last.elapsed() < quiet {
             if done(&out) && last.elapsed() > Duration::from_secs(3) {
                 break;
             }
-            if let Some(Ok(message)) = consumer.poll(Duration::from_millis(300)) {
+            let Some(polled) = consumer.poll(Duration::ZERO) else {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            };
+            if let Ok(message) = polled {
                 let headers = message
                     .headers()
                     .map(|h| {
@@ -577,8 +600,14 @@ impl World<'_> {
 
     /// Query ids of every answer message, signed or not (a forged one counts too), with how
     /// many times each was answered.
-    fn answered_ids(&self) -> anyhow::Result<BTreeMap<String, usize>> {
-        let messages = self.read_all(&self.door.answer.answer_topic, |_| false)?;
+    async fn answered_ids(&self) -> anyhow::Result<BTreeMap<String, usize>> {
+        let messages = self
+            .read_all(
+                &self.door.answer.answer_topic,
+                Duration::from_secs(10),
+                |_| false,
+            )
+            .await?;
         let mut out = BTreeMap::new();
         for (_, payload, _) in messages {
             let id = if payload.first() == Some(&b'{') {
@@ -700,7 +729,13 @@ impl World<'_> {
             self.publish(&id, &payload).await?;
             sent.push((id, kind));
         }
-        let letters = self.read_all(&self.door.answer.query_dlq_topic, |seen| seen.len() >= n)?;
+        let letters = self
+            .read_all(
+                &self.door.answer.query_dlq_topic,
+                Duration::from_secs(60),
+                |seen| seen.len() >= n,
+            )
+            .await?;
         let dead: BTreeMap<String, String> = letters
             .into_iter()
             .filter_map(|(key, _, headers)| {
@@ -713,7 +748,7 @@ impl World<'_> {
                 ))
             })
             .collect();
-        let answered = self.answered_ids()?;
+        let answered = self.answered_ids().await?;
         for (id, kind) in sent {
             let leaked = answered.contains_key(&id);
             let outcome = match dead.get(&id) {
@@ -766,12 +801,18 @@ impl World<'_> {
         }
         // The envelopes as the gateway published them.
         let ids: BTreeSet<String> = originals.iter().map(|(id, _)| id.clone()).collect();
-        let messages = self.read_all(&self.door.answer.query_topic, |seen| {
-            seen.iter()
-                .filter(|(k, _, _)| k.as_ref().is_some_and(|k| ids.contains(k)))
-                .count()
-                >= ids.len()
-        })?;
+        let messages = self
+            .read_all(
+                &self.door.answer.query_topic,
+                Duration::from_secs(60),
+                |seen| {
+                    seen.iter()
+                        .filter(|(k, _, _)| k.as_ref().is_some_and(|k| ids.contains(k)))
+                        .count()
+                        >= ids.len()
+                },
+            )
+            .await?;
         let envelopes: BTreeMap<String, Vec<u8>> = messages
             .into_iter()
             .filter_map(|(k, p, _)| Some((k?, p)))
@@ -809,12 +850,18 @@ impl World<'_> {
             }
         }
         let expected_letters = sent.len();
-        let letters = self.read_all(&self.door.answer.query_dlq_topic, |seen| {
-            seen.iter()
-                .filter(|(k, _, _)| k.as_ref().is_some_and(|k| ids.contains(k)))
-                .count()
-                >= expected_letters
-        })?;
+        let letters = self
+            .read_all(
+                &self.door.answer.query_dlq_topic,
+                Duration::from_secs(60),
+                |seen| {
+                    seen.iter()
+                        .filter(|(k, _, _)| k.as_ref().is_some_and(|k| ids.contains(k)))
+                        .count()
+                        >= expected_letters
+                },
+            )
+            .await?;
         let mut dead: BTreeMap<String, usize> = BTreeMap::new();
         for (key, _, headers) in letters {
             if let Some(key) = key.filter(|k| ids.contains(k)) {
@@ -824,7 +871,7 @@ impl World<'_> {
                 }
             }
         }
-        let answered = self.answered_ids()?;
+        let answered = self.answered_ids().await?;
         for (id, variant) in sent {
             // The first answer is the original's; any more is the replay's.
             let leaked = answered.get(&id).copied().unwrap_or(0) > 1;

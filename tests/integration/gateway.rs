@@ -476,6 +476,28 @@ async fn the_gateway_is_the_only_way_in() {
             .await
             .unwrap();
     assert_eq!(listed as usize, expected.len(), "{expected:?}");
+    // `fhir-rag ask` is a client of the gateway.
+    let token_file = run.key_file("clinician.token");
+    std::fs::write(&token_file, &clinician).unwrap();
+    let asked = run
+        .command(&[
+            "ask",
+            "--gateway",
+            &base,
+            "--token-file",
+            token_file.to_str().unwrap(),
+            "Which medications is Ruben688 taking?",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        asked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&asked.stderr)
+    );
+    let printed = first_json(&String::from_utf8_lossy(&asked.stdout));
+    assert_eq!(printed["status"], "answered", "{printed}");
+    assert_eq!(printed["answer"], ruben_answer["answer"]);
     // A patient they do not treat is answered exactly as a person who is not a patient here.
     let (_, _, sybil) = client
         .ask(
