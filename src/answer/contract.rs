@@ -9,6 +9,8 @@ use crate::privacy::GuardReport;
 
 /// Longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 2000;
+/// Longest requester id or role, in characters.
+pub const MAX_REQUESTER_CHARS: usize = 256;
 /// Most patients one requester may be limited to in one query.
 pub const MAX_REQUESTER_PATIENTS: usize = 10_000;
 
@@ -123,6 +125,14 @@ impl Query {
         }
         if self.requester.id.trim().is_empty() || self.requester.role.trim().is_empty() {
             return Err("requester.id and requester.role must not be empty".into());
+        }
+        // They key memory (limits, budgets, the audit): bounded.
+        if self.requester.id.chars().count() > MAX_REQUESTER_CHARS
+            || self.requester.role.chars().count() > MAX_REQUESTER_CHARS
+        {
+            return Err(format!(
+                "requester.id and requester.role have at most {MAX_REQUESTER_CHARS} characters"
+            ));
         }
         if self.question.trim().is_empty() {
             return Err("question is empty".into());

@@ -921,6 +921,12 @@ impl AnswerEngine {
     ) -> Result<(Guarded<Answer>, Trace), AnswerError> {
         let started = Instant::now();
         let mut draft = Draft::default();
+        // Requesters whose limit has refilled are forgotten: the limiter holds the requesters
+        // of about the last minute, however many ever asked.
+        if self.per_requester.len() > 1024 {
+            self.per_requester.retain_recent();
+            self.per_requester.shrink_to_fit();
+        }
         if self.reuses_query_id(query).await? {
             draft.settle(policy::QUERY_ID_REUSED);
         } else if self
