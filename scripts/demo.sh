@@ -92,7 +92,7 @@ for question in \
     ask "$keys/clinician" "$question"
 done
 for question in \
-    "What allergies are recorded?" \
+    "What was Sybil495's body weight?" \
     "What was Ruben688 Medhurst46's body weight?"; do
     echo ">>> (patient app launched for Sybil495) $question"
     ask "$keys/patient-app" "$question"

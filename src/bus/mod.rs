@@ -11,6 +11,19 @@ use rdkafka::config::ClientConfig;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 
+/// A `--kafka-option`: `key=value` with a non-empty key, or an error that says so (an option
+/// silently dropped would leave a client without the security setting it was meant to have).
+fn kafka_option(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    match text.split_once('=') {
+        Some((key, _)) if !key.trim().is_empty() => Ok(text.to_string()),
+        _ => Err(format!(
+            "a Kafka option is key=value (e.g. security.protocol=ssl); got {:?}",
+            text.split('=').next().unwrap_or("")
+        )),
+    }
+}
+
 /// Where the bus is and how clients behave on it.
 #[derive(Clone, Debug, clap::Args)]
 pub struct BusConfig {
@@ -28,11 +41,16 @@ pub struct BusConfig {
     /// Consumer group session timeout in milliseconds (a dead worker's partitions move after it).
     #[arg(long, env = "FHIR_RAG_SESSION_TIMEOUT_MS", default_value_t = 10_000)]
     pub session_timeout_ms: u32,
-    /// Extra librdkafka settings, `key=value`, repeatable (e.g. `security.protocol=ssl`).
+    /// Extra librdkafka settings, `key=value`, repeatable (e.g. `security.protocol=ssl`); they
+    /// override the defaults the roles set (`linger.ms`, `fetch.wait.max.ms`, …). A value may
+    /// hold commas (`ssl.cipher.suites`); in the environment variable, settings are separated
+    /// by `;`. Values may be secrets (`sasl.password`): never shown in `--help`.
     #[arg(
         long = "kafka-option",
         env = "FHIR_RAG_KAFKA_OPTIONS",
-        value_delimiter = ','
+        value_delimiter = ';',
+        hide_env_values = true,
+        value_parser = kafka_option
     )]
     pub kafka_options: Vec<String>,
     /// The consume loop's watchdog and poll interval.
@@ -44,6 +62,11 @@ impl BusConfig {
     fn base(&self) -> ClientConfig {
         let mut config = ClientConfig::new();
         config.set("bootstrap.servers", &self.brokers);
+        config
+    }
+
+    /// The user's `--kafka-option`s, set last so that they override the defaults here.
+    fn with_options(&self, mut config: ClientConfig) -> ClientConfig {
         for option in &self.kafka_options {
             if let Some((key, value)) = option.split_once('=') {
                 config.set(key.trim(), value.trim());
@@ -62,7 +85,7 @@ impl BusConfig {
             .set("linger.ms", "20")
             .set("message.max.bytes", self.max_message_bytes.to_string())
             .set("message.timeout.ms", "120000");
-        config
+        self.with_options(config)
     }
 
     /// Consumer settings: manual commits only, start at the earliest offset of a new group,
@@ -87,8 +110,11 @@ impl BusConfig {
                 (fetch * 2 + 1024 * 1024).to_string(),
             )
             // Bound what librdkafka prefetches: backpressure must reach the broker, not memory.
-            .set("queued.max.messages.kbytes", (fetch * 2 / 1024).to_string());
-        config
+            .set("queued.max.messages.kbytes", (fetch * 2 / 1024).to_string())
+            // A broker that holds a fetch until its wait runs out (tansu does) would add up to
+            // librdkafka's 500 ms to every question's round trip.
+            .set("fetch.wait.max.ms", "100");
+        self.with_options(config)
     }
 }
 
@@ -261,5 +287,44 @@ mod tests {
             assert!(!clean.contains(gone), "{gone} in {clean}");
         }
         assert!(clean.contains("entry 2 (Patient): invalid type"), "{clean}");
+    }
+
+    #[derive(clap::Parser)]
+    struct Args {
+        #[command(flatten)]
+        bus: BusConfig,
+    }
+
+    #[test]
+    fn kafka_options_keep_their_commas_refuse_a_missing_value_and_override_defaults() {
+        use clap::Parser;
+        let args = Args::try_parse_from([
+            "test",
+            "--kafka-option",
+            "ssl.cipher.suites=ECDHE-RSA-AES256-GCM-SHA384,ECDHE-RSA-AES128-GCM-SHA256",
+            "--kafka-option",
+            "fetch.wait.max.ms=20",
+        ])
+        .unwrap();
+        let consumer = args.bus.consumer("g");
+        assert_eq!(
+            consumer.get("ssl.cipher.suites"),
+            Some("ECDHE-RSA-AES256-GCM-SHA384,ECDHE-RSA-AES128-GCM-SHA256")
+        );
+        assert_eq!(consumer.get("fetch.wait.max.ms"), Some("20"));
+        assert_eq!(args.bus.producer().get("linger.ms"), Some("20"));
+        let error = Args::try_parse_from(["test", "--kafka-option", "security.protocol"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains("key=value"), "{error}");
+        assert!(Args::try_parse_from(["test", "--kafka-option", "=ssl"]).is_err());
+        // Never the values in --help (they may be passwords).
+        let command = <Args as clap::CommandFactory>::command();
+        let option = command
+            .get_arguments()
+            .find(|a| a.get_id() == "kafka_options")
+            .unwrap();
+        assert!(option.is_hide_env_values_set());
     }
 }

@@ -418,20 +418,32 @@ impl TestRun {
         self.dead_letters_on(&self.dlq_topic.clone(), expected, timeout)
     }
 
-    /// Publishes queries (keyed by their position) to the query topic, each signed as the
-    /// gateway signs it when it reads as a query; anything else as it is (and dead-lettered as
-    /// unauthenticated).
+    /// Publishes queries (keyed by their position) to the query topic, signed as
+    /// [`TestRun::sign_query`] says.
     pub async fn publish_queries(&self, payloads: &[Vec<u8>]) {
-        let signed: Vec<Vec<u8>> = payloads
-            .iter()
-            .map(
-                |p| match serde_json::from_slice::<fhir_rag::answer::contract::Query>(p) {
-                    Ok(query) => self.gateway_signer.sign_query(&query, 3600).into_bytes(),
-                    Err(_) => p.clone(),
-                },
-            )
-            .collect();
+        let signed: Vec<Vec<u8>> = payloads.iter().map(|p| self.sign_query(p)).collect();
         self.publish_unsigned_queries(&signed).await;
+    }
+
+    /// A query message signed as the gateway signs it when it is a JSON object (one that is no
+    /// valid query too: what a faulty gateway would send, for the worker to refuse as an
+    /// invalid query); anything else as it is.
+    pub fn sign_query(&self, payload: &[u8]) -> Vec<u8> {
+        use fhir_rag::auth::envelope::{now_secs, QUERY_AUDIENCE, QUERY_TYPE};
+        if let Ok(query) = serde_json::from_slice::<fhir_rag::answer::contract::Query>(payload) {
+            return self.gateway_signer.sign_query(&query, 3600).into_bytes();
+        }
+        match serde_json::from_slice::<serde_json::Value>(payload) {
+            Ok(value) if value.is_object() => {
+                let now = now_secs();
+                let claims = serde_json::json!({
+                    "iss": "test-gateway", "aud": QUERY_AUDIENCE,
+                    "iat": now, "exp": now + 3600, "query": value,
+                });
+                self.gateway_signer.sign(QUERY_TYPE, &claims).into_bytes()
+            }
+            _ => payload.to_vec(),
+        }
     }
 
     /// Publishes query messages as they are, signed or not (an attacker's messages; or a worker
