@@ -183,6 +183,55 @@ async fn the_gateway_is_the_only_way_in() {
         &mut ingest,
     )
     .await;
+    // Then another Practitioner resource claiming the same NPI: the identifier stays with the
+    // first, and the impostor treats nobody. And an encounter that linked the practitioner to
+    // Ruben688, re-sent as entered in error: its link goes with it.
+    let impostor = json!({"resourceType": "Bundle", "type": "batch", "entry": [{"resource": {
+        "resourceType": "Practitioner", "id": "impostor",
+        "identifier": [{"system": "http://hl7.org/fhir/sid/us-npi", "value": NPI}],
+        "name": [{"family": "Mallory"}]}}]});
+    let encounter: String = sqlx::query_scalar(
+        "SELECT resource_id FROM care_relationships
+         WHERE resource_type = 'Encounter' AND practitioner LIKE '%|' || $1 ORDER BY 1 LIMIT 1",
+    )
+    .bind(NPI)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    let retracted = json!({"resourceType": "Bundle", "type": "collection", "entry": [{"resource": {
+        "resourceType": "Encounter", "id": encounter, "status": "entered-in-error",
+        "class": {"system": "http://terminology.hl7.org/CodeSystem/v3-ActCode", "code": "AMB"},
+        "subject": {"reference": format!("Patient/{RUBEN}")}}}]});
+    let (impostor, retracted) = (
+        serde_json::to_vec(&impostor).unwrap(),
+        serde_json::to_vec(&retracted).unwrap(),
+    );
+    run.publish(&[
+        (None, impostor.as_slice()),
+        (Some(RUBEN), retracted.as_slice()),
+    ])
+    .await;
+    run.wait_committed(
+        patients + practitioners + 2,
+        Duration::from_secs(120),
+        &mut ingest,
+    )
+    .await;
+    let left: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM care_relationships
+         WHERE resource_type = 'Encounter' AND resource_id = $1",
+    )
+    .bind(&encounter)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(left, 0, "an encounter entered in error links nobody");
+    let impostor_seen: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM parties WHERE fhir_id = 'impostor'")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!(impostor_seen, 1, "the impostor's bundle was ingested");
     let (status, _, log) = ingest.terminate();
     assert!(status.success(), "{log}");
     let alias: i64 = sqlx::query_scalar(
