@@ -483,6 +483,27 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
                 "selection": {"every": every, "diseases": diseases, "planted": planted, "also_every": also_every, "front_door_prompts": front_door.then_some(front_door_prompts)},
             });
             let mut markdown = disclosure_markdown(&categories, &runs, &opened.stamp);
+            if front_door {
+                markdown.push_str(&format!(
+                    "\n## The front door ({front_door_prompts} prompts per category, rules backend)\n\n\
+                     Sent at a gateway and an answer worker running in this process on fresh topics of \
+                     the real broker, with fresh Ed25519 keys; checked by reading the topics and the \
+                     audit, never through the code that refuses.\n\n\
+                     - `token_attacks`: half tokens that must not verify (expired, not yet valid, \
+                     another audience or issuer, `alg: none`, an unknown key, the issuer's key id on \
+                     a forger's key, a payload changed after signing, HMAC keyed with the issuer's \
+                     public key, no subject, no expiry, garbage): a leak is any reply but 401 \
+                     `invalid_token`, or a request recorded. Half valid patient-context tokens asking \
+                     about another named patient: a leak is an answer built from another patient's \
+                     documents (the audit's patient keys) or naming them.\n\
+                     - `forged_requester`: queries put on `rag.queries` past the gateway (unsigned \
+                     care-team, cohort and impersonating queries, a rogue key, expired envelopes, a \
+                     patient list changed after signing): a leak is any answer published for one.\n\
+                     - `dp_replay`: DP questions through the gateway, then their query ids again (a \
+                     copy of the envelope; re-signed with another question, another epsilon, a patient \
+                     list): a leak is any answer published after the first.\n\n"
+                ));
+            }
             if no_baseline {
                 write(&setup.results_dir, "privacy", &json, &markdown)?;
                 println!("{markdown}");
