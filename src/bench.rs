@@ -837,21 +837,13 @@ async fn gateway_figures(
             keys: vec![door.idp.public_jwk()],
         })?,
     )?;
-    let verifier = crate::auth::token::TokenVerifier::new(crate::auth::token::TokenConfig {
-        oidc_issuer: "https://idp.eval.invalid".into(),
-        jwks_url: None,
-        jwks_file: Some(jwks),
-        token_audience: "https://gateway.eval.invalid".into(),
-        token_algorithms: vec!["EdDSA".into()],
-        token_leeway_secs: 30,
-        introspection_url: None,
-        introspection_client_id: None,
-        cohort_clients: Vec::new(),
-        roles_claim: None,
-        fhir_base_url: None,
-        cohort_role_values: Vec::new(),
-    })
-    .map_err(|e| anyhow::anyhow!(e))?;
+    let verifier =
+        crate::auth::token::TokenVerifier::new(crate::auth::token::TokenConfig::with_jwks_file(
+            "https://idp.eval.invalid",
+            "https://gateway.eval.invalid",
+            Some(jwks),
+        ))
+        .map_err(|e| anyhow::anyhow!(e))?;
     verifier.refresh().await?;
     let mut verify_us = Vec::new();
     let mut sign_us = Vec::new();

@@ -258,18 +258,12 @@ mod tests {
 
     fn config() -> TokenConfig {
         TokenConfig {
-            oidc_issuer: "https://idp.example".into(),
-            jwks_url: None,
-            jwks_file: None,
-            token_audience: "https://gw.example".into(),
             token_algorithms: vec!["RS256".into()],
-            token_leeway_secs: 30,
-            introspection_url: None,
-            introspection_client_id: None,
             cohort_clients: vec!["research-app".into()],
             roles_claim: Some("roles".into()),
             fhir_base_url: Some("https://ehr.example/fhir".into()),
             cohort_role_values: vec!["researcher".into()],
+            ..TokenConfig::with_jwks_file("https://idp.example", "https://gw.example", None)
         }
     }
 

@@ -275,18 +275,9 @@ mod tests {
         };
         let token = mint(&key, &issuer, &request);
         let config = TokenConfig {
-            oidc_issuer: issuer.clone(),
-            jwks_url: None,
-            jwks_file: None,
-            token_audience: "https://gateway.example".into(),
             token_algorithms: vec!["EdDSA".into()],
             token_leeway_secs: 5,
-            introspection_url: None,
-            introspection_client_id: None,
-            cohort_clients: Vec::new(),
-            roles_claim: None,
-            fhir_base_url: None,
-            cohort_role_values: Vec::new(),
+            ..TokenConfig::with_jwks_file(&issuer, "https://gateway.example", None)
         };
         let now = now_secs();
         let discovered = TokenVerifier::new(config.clone()).unwrap();

@@ -87,6 +87,27 @@ pub struct TokenConfig {
     pub cohort_role_values: Vec<String>,
 }
 
+impl TokenConfig {
+    /// The settings' defaults for one issuer and audience, with its keys from a file (tests,
+    /// benchmarks, evaluations).
+    pub fn with_jwks_file(issuer: &str, audience: &str, jwks_file: Option<PathBuf>) -> Self {
+        TokenConfig {
+            oidc_issuer: issuer.to_string(),
+            jwks_url: None,
+            jwks_file,
+            token_audience: audience.to_string(),
+            token_algorithms: ["RS256", "ES256", "EdDSA"].map(String::from).to_vec(),
+            token_leeway_secs: 30,
+            introspection_url: None,
+            introspection_client_id: None,
+            cohort_clients: Vec::new(),
+            roles_claim: None,
+            fhir_base_url: None,
+            cohort_role_values: Vec::new(),
+        }
+    }
+}
+
 /// Why a token is refused. The client sees `invalid_token` and nothing more; the reason goes to
 /// the log and the metric.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -656,18 +677,8 @@ mod tests {
 
     fn config(jwks: &std::path::Path) -> TokenConfig {
         TokenConfig {
-            oidc_issuer: ISSUER.into(),
-            jwks_url: None,
-            jwks_file: Some(jwks.to_path_buf()),
-            token_audience: AUDIENCE.into(),
-            token_algorithms: vec!["RS256".into(), "ES256".into(), "EdDSA".into()],
             token_leeway_secs: 5,
-            introspection_url: None,
-            introspection_client_id: None,
-            cohort_clients: Vec::new(),
-            roles_claim: None,
-            fhir_base_url: None,
-            cohort_role_values: Vec::new(),
+            ..TokenConfig::with_jwks_file(ISSUER, AUDIENCE, Some(jwks.to_path_buf()))
         }
     }
 

@@ -241,16 +241,17 @@ async fn vault_needles(pool: &PgPool) -> Result<Needles, AnswerError> {
 
 /// A patient the prompts are built from.
 #[derive(Clone, Debug)]
-struct Person {
-    key: i64,
-    fhir_id: String,
-    given: String,
-    family: String,
+pub(crate) struct Person {
+    pub(crate) key: i64,
+    pub(crate) fhir_id: String,
+    pub(crate) given: String,
+    pub(crate) family: String,
     phone: Option<String>,
     birth: Option<String>,
 }
 
-async fn people(pool: &PgPool) -> Result<Vec<Person>, AnswerError> {
+/// Every patient with a given and a family name, by patient key.
+pub(crate) async fn people(pool: &PgPool) -> Result<Vec<Person>, AnswerError> {
     let rows = sqlx::query(
         "SELECT p.patient_key, p.fhir_id,
             (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,

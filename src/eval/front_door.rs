@@ -22,7 +22,6 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use serde_json::{json, Value};
-use sqlx::Row;
 
 use super::disclosure::Category;
 use crate::answer::contract::{Mode, Query, QueryOptions, Requester};
@@ -44,14 +43,7 @@ const ISSUER: &str = "https://idp.eval.invalid";
 const AUDIENCE: &str = "https://gateway.eval.invalid";
 const RESEARCH_CLIENT: &str = "eval-research";
 
-/// A patient the prompts are built from.
-#[derive(Clone, Debug)]
-struct Person {
-    key: i64,
-    fhir_id: String,
-    given: String,
-    family: String,
-}
+use super::disclosure::Person;
 
 /// What the evaluation needs from its caller.
 pub struct Setup<'a> {
@@ -163,18 +155,8 @@ impl FrontDoor {
             max_per_principal: 8,
         };
         let token_config = TokenConfig {
-            oidc_issuer: ISSUER.into(),
-            jwks_url: None,
-            jwks_file: Some(idp_jwks),
-            token_audience: AUDIENCE.into(),
-            token_algorithms: ["RS256", "ES256", "EdDSA"].map(String::from).to_vec(),
-            token_leeway_secs: 30,
-            introspection_url: None,
-            introspection_client_id: None,
             cohort_clients: vec![RESEARCH_CLIENT.into()],
-            roles_claim: None,
-            fhir_base_url: None,
-            cohort_role_values: Vec::new(),
+            ..TokenConfig::with_jwks_file(ISSUER, AUDIENCE, Some(idp_jwks))
         };
         let (stop, shutdown) = tokio::sync::watch::channel(false);
         let gateway = {
@@ -317,29 +299,17 @@ impl World<'_> {
     }
 
     async fn people(&self) -> anyhow::Result<Vec<Person>> {
-        let rows = sqlx::query(
-            "SELECT p.patient_key, p.fhir_id,
-                    (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key
-                       AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,
-                    (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key
-                       AND kind = 'family_name' ORDER BY value LIMIT 1) AS family
-             FROM patients p
-             WHERE EXISTS (SELECT 1 FROM documents d WHERE d.patient_key = p.patient_key)
-             ORDER BY p.patient_key LIMIT 60",
-        )
-        .fetch_all(self.pool)
-        .await?;
-        Ok(rows
+        let with_documents: BTreeSet<i64> =
+            sqlx::query_scalar("SELECT DISTINCT patient_key FROM documents")
+                .fetch_all(self.pool)
+                .await?
+                .into_iter()
+                .collect();
+        Ok(super::disclosure::people(self.pool)
+            .await?
             .into_iter()
-            .filter_map(|r| {
-                Some(Person {
-                    key: r.get("patient_key"),
-                    fhir_id: r.get("fhir_id"),
-                    given: r.get::<Option<String>, _>("given")?,
-                    family: r.get::<Option<String>, _>("family")?,
-                })
-            })
-            .filter(|p| p.fhir_id.len() <= 64)
+            .filter(|p| with_documents.contains(&p.key) && p.fhir_id.len() <= 64)
+            .take(60)
             .collect())
     }
 
