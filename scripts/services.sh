@@ -58,6 +58,15 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >&2
 }
 
+# The tests make an RSA key with openssl (a token as most identity providers sign it); the demo
+# talks to the gateway with curl.
+install_tools() {
+    if ! command -v openssl >/dev/null || ! command -v curl >/dev/null; then
+        log "installing openssl and curl from Debian"
+        apt_install openssl curl
+    fi
+}
+
 install_postgres() {
     if [ ! -x "$pg_bin/postgres" ] || [ ! -x "$pg_bin/pg_config" ] || ! command -v make >/dev/null \
         || [ ! -f "$("$pg_bin/pg_config" --includedir-server 2>/dev/null)/postgres.h" ] \
@@ -232,6 +241,7 @@ print_env() {
 case "${1:-}" in
     up)
         mkdir -p "$dir"
+        install_tools
         install_postgres
         install_broker
         start_postgres
