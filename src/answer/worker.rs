@@ -536,11 +536,6 @@ pub enum AskMode {
     Dp,
 }
 
-/// A fresh query id (for questions built outside the gateway: benchmarks, evaluations).
-pub fn new_query_id() -> String {
-    crate::gateway::random_query_id()
-}
-
 /// Errors of `ask`.
 #[derive(Debug, thiserror::Error)]
 pub enum AskError {
@@ -666,10 +661,5 @@ mod tests {
             br#"{"query_id":"q","requester":{"id":"u","role":"r"},"question":"Weight?"}"#
         )
         .is_ok());
-    }
-
-    #[test]
-    fn query_ids_are_unique() {
-        assert_ne!(new_query_id(), new_query_id());
     }
 }

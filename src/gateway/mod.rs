@@ -832,3 +832,34 @@ async fn take_answers(
     }
     gateway.intake_running.store(false, Ordering::Relaxed);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_ids_are_random_and_fit_the_contract() {
+        let (a, b) = (random_query_id(), random_query_id());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 34);
+        assert!(a.starts_with("q-") && a[2..].chars().all(|c| c.is_ascii_hexdigit()));
+    }
+
+    #[test]
+    fn only_bearer_tokens_are_read() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(bearer(&headers), None);
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Basic dXNlcjpwdw=="),
+        );
+        assert_eq!(bearer(&headers), None);
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer  abc.def.ghi "),
+        );
+        assert_eq!(bearer(&headers).as_deref(), Some("abc.def.ghi"));
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer "));
+        assert_eq!(bearer(&headers), None);
+    }
+}
