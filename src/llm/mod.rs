@@ -86,6 +86,9 @@ pub enum LlmError {
         "unsupported --llm {0:?}: use rules://, http(s)://host:port/v1 or gguf:///path/model.gguf"
     )]
     Spec(String),
+    /// A model server off this machine reached without TLS.
+    #[error("--llm {0:?} sends records and the API key in the clear: use https:// for a model server that is not on loopback")]
+    Plaintext(String),
     /// Model files missing or unreadable.
     #[error("model file {path}: {reason}")]
     ModelFile {
@@ -254,6 +257,22 @@ impl std::fmt::Debug for LlmConfig {
     }
 }
 
+/// Whether an `http://` URL names this machine (a loopback address or `localhost`): the only
+/// place a model server may be reached without TLS.
+fn loopback_url(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let Some(host) = parsed.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 impl LlmConfig {
     /// Opens the configured backend (loads a GGUF model, builds the HTTP client).
     pub fn open(&self) -> Result<Backend, LlmError> {
@@ -266,6 +285,9 @@ impl LlmConfig {
             return Ok(Backend::Model(Arc::new(model)));
         }
         if url.starts_with("http://") || url.starts_with("https://") {
+            if url.starts_with("http://") && !loopback_url(url) {
+                return Err(LlmError::Plaintext(url.to_string()));
+            }
             let model = openai::OpenAiChat::new(
                 url,
                 &self.llm_model,
@@ -275,5 +297,41 @@ impl LlmConfig {
             return Ok(Backend::Model(Arc::new(model)));
         }
         Err(LlmError::Spec(url.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_server_off_loopback_needs_tls() {
+        let config = |url: &str| LlmConfig {
+            url: url.into(),
+            llm_model: "m".into(),
+            llm_api_key: Some("key".into()),
+            llm_timeout_ms: 1000,
+            llm_max_tokens: 8,
+            llm_temperature: 0.0,
+            llm_dequantize: false,
+        };
+        for url in [
+            "http://10.0.0.5:8000/v1",
+            "http://llm.hospital.example/v1",
+            "http://127.0.0.1.evil.example/v1",
+        ] {
+            assert!(
+                matches!(config(url).open(), Err(LlmError::Plaintext(_))),
+                "{url}"
+            );
+        }
+        for url in [
+            "http://127.0.0.1:8000/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8000/v1",
+            "https://llm.hospital.example/v1",
+        ] {
+            assert!(config(url).open().is_ok(), "{url}");
+        }
     }
 }
