@@ -22,7 +22,9 @@ cargo build --quiet
 bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
 
 "$bin" topics apply
-"$bin" migrate
+# Each process connects as its own least-privilege role, over TLS (scripts/services.sh made the
+# roles and the certificates): the schema's owner migrates, and no worker may change the schema.
+FHIR_RAG_DATABASE_URL=$FHIR_RAG_MIGRATOR_DATABASE_URL "$bin" migrate
 published=$("$bin" backfill "$source_path" | python3 -c 'import json,sys; print(json.load(sys.stdin)["published"])')
 # The practitioners the sample's encounters name (who treats whom, for clinicians' tokens).
 if [ "$source_path" = sample/synthea ]; then
@@ -30,7 +32,7 @@ if [ "$source_path" = sample/synthea ]; then
     published=$((published + more))
 fi
 echo "published $published bundles to fhir.bundles; ingesting…"
-"$bin" ingest --stop-after-messages "$published" >/tmp/fhir-rag-demo-ingest.json
+FHIR_RAG_DATABASE_URL=$FHIR_RAG_INGEST_DATABASE_URL "$bin" ingest --stop-after-messages "$published" >/tmp/fhir-rag-demo-ingest.json
 echo "--- what this run did"
 cat /tmp/fhir-rag-demo-ingest.json
 echo "--- the store (counts only: the store never prints PHI)"
@@ -52,10 +54,10 @@ trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$keys"' EXIT
 pids+=($!)
 echo "--- answer worker ($(printf %s "${FHIR_RAG_LLM:-rules://}")): answers only queries the gateway signed"
 FHIR_RAG_GATEWAY_KEYS="$keys/gateway.jwks" FHIR_RAG_WORKER_SIGNING_KEY="$keys/worker.key" \
-    "$bin" answer 2>/tmp/fhir-rag-demo-answer.log >/dev/null &
+    FHIR_RAG_DATABASE_URL=$FHIR_RAG_ANSWER_DATABASE_URL "$bin" answer 2>/tmp/fhir-rag-demo-answer.log >/dev/null &
 pids+=($!)
 # Synthea's encounters are years old: every relationship counts (--relationship-days 0).
-"$bin" gateway --listen "${gateway#http://}" --oidc-issuer "$idp" --token-audience "$gateway" \
+FHIR_RAG_DATABASE_URL=$FHIR_RAG_GATEWAY_DATABASE_URL "$bin" gateway --listen "${gateway#http://}" --oidc-issuer "$idp" --token-audience "$gateway" \
     --gateway-signing-key "$keys/gateway.key" --worker-keys "$keys/worker.jwks" \
     --cohort-clients demo-research --relationship-days 0 2>/tmp/fhir-rag-demo-gateway.log &
 pids+=($!)

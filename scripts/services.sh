@@ -25,6 +25,11 @@ repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${FHIR_RAG_SERVICES_DIR:-$repo_root/.services}
 pg_port=${FHIR_RAG_PG_PORT:-54329}
 kafka_port=${FHIR_RAG_KAFKA_PORT:-19092}
+# A second broker reachable only over mutual TLS: stunnel (Debian's) on this port, verifying
+# client certificates against the test CA, in front of a memory tansu on the next port (tansu
+# itself has no TLS listener).
+kafka_tls_port=${FHIR_RAG_KAFKA_TLS_PORT:-19093}
+kafka_tls_backend_port=$((kafka_tls_port + 1))
 pg_bin=/usr/lib/postgresql/15/bin
 pg_data=$dir/pg/data
 pg_socket=$dir/pg
@@ -134,6 +139,66 @@ install_broker() {
     chmod +x "$tansu_bin"
 }
 
+# Test certificates (scripts/make-certs.sh): a CA, a server certificate for localhost and
+# 127.0.0.1 (PostgreSQL and the broker's TLS listener), a client certificate for mutual TLS, and
+# a second, untrusted CA with its own certificates (what a wrongly-certified peer presents).
+tls_dir=$dir/tls
+make_tls() {
+    "$repo_root/scripts/make-certs.sh" "$tls_dir"
+}
+
+# The least-privilege login roles (migrations grant them their rights; see
+# migrations/0010_least_privilege.sql). Each has a random password kept in $dir/pg/roles
+# (mode 600), and may connect only over TLS (pg_hba: hostssl with SCRAM; plaintext rejected).
+pg_roles="fhir_rag_migrator fhir_rag_ingest fhir_rag_answer fhir_rag_gateway"
+
+role_password() { # role
+    local file=$dir/pg/roles/$1
+    if [ ! -s "$file" ]; then
+        mkdir -p "$dir/pg/roles"
+        chmod 700 "$dir/pg/roles"
+        (umask 077 && python3 -c 'import secrets; print(secrets.token_hex(24))' >"$file")
+    fi
+    cat "$file"
+}
+
+configure_pg_tls() {
+    local tls=$pg_data/tls
+    mkdir -p "$tls"
+    cp "$tls_dir/server.crt" "$tls_dir/server.key" "$tls_dir/ca.crt" "$tls/"
+    chown -R postgres:postgres "$tls"
+    chmod 700 "$tls"
+    chmod 600 "$tls/server.key"
+    local hba=$pg_data/pg_hba.conf names
+    names=$(echo "$pg_roles" | tr ' ' ',')
+    # The managed block first (rebuilt each start), then what initdb wrote (the superuser on
+    # loopback, for the DBA's set-up and the tests' own checks).
+    {
+        echo "# fhir-rag roles: TLS and a password over TCP, never plaintext, never the socket"
+        echo "local all $names reject"
+        echo "hostnossl all $names all reject"
+        echo "hostssl all $names 127.0.0.1/32 scram-sha-256"
+        grep -v -e '# fhir-rag roles' -e 'fhir_rag_' "$hba"
+    } >"$hba.new"
+    chown postgres:postgres "$hba.new"
+    chmod 600 "$hba.new"
+    mv "$hba.new" "$hba"
+}
+
+create_pg_roles() {
+    local role
+    for role in $pg_roles; do
+        local password
+        password=$(role_password "$role")
+        psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT format('CREATE ROLE %I', '$role') WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$role')
+\gexec
+ALTER ROLE $role LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS PASSWORD '$password';
+SQL
+    done
+    psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -c "ALTER ROLE fhir_rag_migrator CONNECTION LIMIT 4" >/dev/null
+}
+
 pg_running() {
     [ -f "$pg_data/postmaster.pid" ] && runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" status >/dev/null 2>&1
 }
@@ -149,12 +214,16 @@ start_postgres() {
         runuser -u postgres -- "$pg_bin/initdb" -D "$pg_data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
     fi
     if pg_running; then
+        # Certificates may have been made again: the server reads them on reload.
+        configure_pg_tls
+        runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" reload >/dev/null
         log "PostgreSQL already running on 127.0.0.1:$pg_port"
     else
         local extra=""
         if [ "${FHIR_RAG_PG_FAST:-0}" = 1 ]; then extra="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"; fi
+        configure_pg_tls
         runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" -w -t 60 -l "$dir/pg/server.log" \
-            -o "-p $pg_port -c listen_addresses=127.0.0.1 -k $pg_socket -c max_connections=200 $extra" start >/dev/null
+            -o "-p $pg_port -c listen_addresses=127.0.0.1 -k $pg_socket -c max_connections=200 -c ssl=on -c ssl_cert_file=tls/server.crt -c ssl_key_file=tls/server.key -c ssl_ca_file=tls/ca.crt -c password_encryption=scram-sha-256 $extra" start >/dev/null
     fi
     local i
     for i in $(seq 1 60); do
@@ -162,8 +231,14 @@ start_postgres() {
         sleep 0.5
     done
     "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || { log "PostgreSQL did not become ready; see $dir/pg/server.log"; exit 1; }
+    create_pg_roles
+    # The database belongs to the migration role (`fhir-rag migrate` creates the tables as their
+    # owner); the workers' roles may only connect, and get their rights from the migrations.
     if ! psql -h 127.0.0.1 -p "$pg_port" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'fhir_rag'" | grep -q 1; then
-        psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -c "CREATE DATABASE fhir_rag" >/dev/null
+        psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -c "CREATE DATABASE fhir_rag OWNER fhir_rag_migrator" >/dev/null
+        psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -c "REVOKE ALL ON DATABASE fhir_rag FROM PUBLIC" >/dev/null
+        psql -q -h 127.0.0.1 -p "$pg_port" -U postgres \
+            -c "GRANT CONNECT ON DATABASE fhir_rag TO fhir_rag_ingest, fhir_rag_answer, fhir_rag_gateway" >/dev/null
     fi
     psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -d fhir_rag -c "CREATE EXTENSION IF NOT EXISTS vector" >/dev/null
     log "PostgreSQL with pgvector ready on 127.0.0.1:$pg_port"
@@ -217,7 +292,72 @@ stop_broker() {
     fi
 }
 
+tls_broker_dir=$dir/tls-broker
+
+tls_broker_running() {
+    [ -f "$tls_broker_dir/tansu.pid" ] && kill -0 "$(cat "$tls_broker_dir/tansu.pid")" 2>/dev/null \
+        && [ -f "$tls_broker_dir/stunnel.pid" ] && kill -0 "$(cat "$tls_broker_dir/stunnel.pid")" 2>/dev/null
+}
+
+start_tls_broker() {
+    if ! command -v stunnel4 >/dev/null; then
+        log "installing stunnel from Debian (the TLS terminator in front of the test broker)"
+        apt_install stunnel4
+    fi
+    if tls_broker_running && [ "$tls_dir/server.crt" -nt "$tls_broker_dir/stunnel.pid" ]; then
+        log "certificates made again: restarting the TLS broker"
+        stop_tls_broker
+    fi
+    if tls_broker_running; then
+        log "Kafka broker over mutual TLS already running on 127.0.0.1:$kafka_tls_port"
+        return
+    fi
+    stop_tls_broker
+    mkdir -p "$tls_broker_dir"
+    (cd "$tls_broker_dir" && exec nohup "$tansu_bin" broker \
+        --listener-url "tcp://127.0.0.1:$kafka_tls_backend_port" \
+        --advertised-listener-url "tcp://127.0.0.1:$kafka_tls_port" \
+        --storage-engine memory://tansu/ >>"$tls_broker_dir/tansu.log" 2>&1) &
+    echo $! >"$tls_broker_dir/tansu.pid"
+    cat >"$tls_broker_dir/stunnel.conf" <<CONF
+pid = $tls_broker_dir/stunnel.pid
+output = $tls_broker_dir/stunnel.log
+foreground = no
+[kafka]
+accept = 127.0.0.1:$kafka_tls_port
+connect = 127.0.0.1:$kafka_tls_backend_port
+cert = $tls_dir/server.crt
+key = $tls_dir/server.key
+CAfile = $tls_dir/ca.crt
+requireCert = yes
+verifyChain = yes
+sslVersionMin = TLSv1.2
+CONF
+    stunnel4 "$tls_broker_dir/stunnel.conf"
+    local i
+    for i in $(seq 1 100); do
+        if port_open "$kafka_tls_port" && port_open "$kafka_tls_backend_port"; then
+            log "Kafka broker over mutual TLS ready on 127.0.0.1:$kafka_tls_port"
+            return
+        fi
+        sleep 0.1
+    done
+    log "the TLS broker did not start; see $tls_broker_dir/"
+    exit 1
+}
+
+stop_tls_broker() {
+    local f
+    for f in stunnel tansu; do
+        if [ -f "$tls_broker_dir/$f.pid" ]; then
+            kill "$(cat "$tls_broker_dir/$f.pid")" 2>/dev/null || true
+            rm -f "$tls_broker_dir/$f.pid"
+        fi
+    done
+}
+
 stop_all() {
+    stop_tls_broker
     stop_broker
     if [ -x "$pg_bin/pg_ctl" ] && pg_running; then
         runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_data" -m fast -w stop >/dev/null
@@ -225,9 +365,23 @@ stop_all() {
     fi
 }
 
+role_url() { # role [database]
+    echo "postgres://$1:$(role_password "$1")@127.0.0.1:$pg_port/${2:-fhir_rag}?sslmode=verify-full&sslrootcert=$tls_dir/ca.crt"
+}
+
 print_env() {
+    # The superuser (the DBA: creates databases and the extension; tests use it for set-up).
     echo "export FHIR_RAG_DATABASE_URL=postgres://postgres@127.0.0.1:$pg_port/fhir_rag"
+    # The least-privilege roles, over TLS with the server certificate verified.
+    local role
+    for role in $pg_roles; do
+        local var
+        var=$(echo "${role#fhir_rag_}" | tr a-z A-Z)
+        echo "export FHIR_RAG_${var}_DATABASE_URL='$(role_url "$role")'"
+    done
+    echo "export FHIR_RAG_TLS_DIR=$tls_dir"
     echo "export FHIR_RAG_KAFKA_BROKERS=127.0.0.1:$kafka_port"
+    echo "export FHIR_RAG_KAFKA_TLS_BROKERS=127.0.0.1:$kafka_tls_port"
     # The answer workers' request-digest key (--audit-key): one per services folder, readable
     # by its owner only, so that every worker started against these services shares it.
     local key_file="$dir/audit-key"
@@ -242,10 +396,12 @@ case "${1:-}" in
     up)
         mkdir -p "$dir"
         install_tools
+        make_tls
         install_postgres
         install_broker
         start_postgres
         start_broker
+        start_tls_broker
         ;;
     down) stop_all ;;
     restart-postgres)
@@ -260,6 +416,11 @@ case "${1:-}" in
         ;;
     status)
         ok=0
+        if tls_broker_running && port_open "$kafka_tls_port"; then
+            echo "kafka over mutual TLS: up (127.0.0.1:$kafka_tls_port)"
+        else
+            echo "kafka over mutual TLS: down"; ok=1
+        fi
         if [ -x "$pg_bin/pg_isready" ] && "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port"; then
             echo "postgres: up (127.0.0.1:$pg_port)"
         else

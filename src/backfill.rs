@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -149,6 +150,37 @@ fn is_tar(name: &str) -> bool {
         .any(|s| name.ends_with(s))
 }
 
+/// How a file is named in logs, summaries and dead-letter reasons: Synthea (and many exports)
+/// name a file after its patient, so never by its name. A digest of the path, with the file's
+/// extension for the reader: `file 3fa2c1d0e9ab.json.bz2`. An operator finds the file with
+/// `printf %s PATH | sha256sum` (the first 12 hex digits).
+pub fn file_label(path: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = hex::encode(&Sha256::digest(path.as_bytes())[..6]);
+    let base = path.rsplit(['/', ':']).next().unwrap_or(path);
+    let extension = [
+        "tar.gz",
+        "json.bz2",
+        "json.gz",
+        "json.zst",
+        "ndjson.gz",
+        "ndjson.bz2",
+        "ndjson.zst",
+        "ndjson",
+        "json",
+        "tgz",
+        "tar",
+        "bz2",
+        "gz",
+        "zst",
+    ]
+    .iter()
+    .find(|e| base.ends_with(&format!(".{e}")))
+    .map(|e| format!(".{e}"))
+    .unwrap_or_default();
+    format!("file {digest}{extension}")
+}
+
 /// Lists the files of a source, sorted, recursively for folders.
 pub fn list_files(path: &Path) -> Result<Vec<PathBuf>, BackfillError> {
     Ok(list_source(path)?.0)
@@ -176,7 +208,7 @@ pub fn list_source(path: &Path) -> Result<SourceFiles, BackfillError> {
                 let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
                 match skip_reason(name) {
                     None => out.push(p),
-                    Some(reason) => skipped.push((p.display().to_string(), reason)),
+                    Some(reason) => skipped.push((file_label(&p.display().to_string()), reason)),
                 }
             }
         }
@@ -285,6 +317,49 @@ fn collection(resources: Vec<Value>) -> Vec<u8> {
     serde_json::to_vec(&bundle).expect("a JSON value serializes")
 }
 
+/// Where bulk exports spill (plaintext PHI until the backfill ends): one folder per user under the
+/// temporary directory, mode 700 and checked to be this user's, holding one folder per running
+/// backfill (`<pid>-…`), removed when it ends. Folders that a crashed backfill left (their process
+/// is gone) are removed here, before anything is spilled again.
+fn spill_root() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    let root = std::env::temp_dir().join(format!("fhir-rag-spill-{uid}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&root) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(&root)?;
+    if !meta.is_dir() || meta.uid() != uid {
+        return Err(std::io::Error::other(format!(
+            "{} is not a folder of this user: refusing to spill PHI there",
+            root.display()
+        )));
+    }
+    if meta.permissions().mode() & 0o077 != 0 {
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))?;
+    }
+    for entry in std::fs::read_dir(&root)?.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok());
+        let Some(pid) = pid else { continue };
+        // SAFETY: signal 0 only checks that the process exists.
+        let alive = pid == std::process::id() as i32
+            || unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        if !alive {
+            tracing::warn!(pid, "removing the spill a crashed backfill left behind");
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    Ok(root)
+}
+
 impl NdjsonGroups {
     fn new() -> Self {
         NdjsonGroups {
@@ -297,10 +372,14 @@ impl NdjsonGroups {
     fn writer(&mut self, bucket: usize) -> std::io::Result<&mut std::io::BufWriter<std::fs::File>> {
         if self.dir.is_none() {
             let dir = tempfile::Builder::new()
-                .prefix("fhir-rag-ndjson")
-                .tempdir()?;
+                .prefix(&format!("{}-", std::process::id()))
+                .tempdir_in(spill_root()?)?;
             for b in 0..=BUCKETS {
-                let file = std::fs::File::create(dir.path().join(format!("{b}.spill")))?;
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(dir.path().join(format!("{b}.spill")))?;
                 self.writers.push(std::io::BufWriter::new(file));
             }
             self.dir = Some(dir);
@@ -446,10 +525,11 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
         };
     for file in files {
         let name = file.display().to_string();
+        let label = file_label(&name);
         let opened = match std::fs::File::open(file) {
             Ok(f) => std::io::BufReader::new(f),
             Err(e) => {
-                if !emit(SourceItem::Unreadable(format!("{name}: {e}"))) {
+                if !emit(SourceItem::Unreadable(format!("{label}: {e}"))) {
                     return;
                 }
                 continue;
@@ -465,7 +545,7 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
             let entries = match archive.entries() {
                 Ok(entries) => entries,
                 Err(e) => {
-                    if !emit(SourceItem::Unreadable(format!("{name}: {e}"))) {
+                    if !emit(SourceItem::Unreadable(format!("{label}: {e}"))) {
                         return;
                     }
                     continue;
@@ -475,7 +555,7 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
                 let result = entry.and_then(|mut entry| {
                     let inner = entry.path()?.display().to_string();
                     if is_export_log(&inner) {
-                        tracing::info!(file = %inner, "a bulk export's log or error file, skipped");
+                        tracing::info!(file = %file_label(&inner), "a bulk export's log or error file, skipped");
                         return Ok((inner, None, None));
                     }
                     if is_ndjson(&inner) {
@@ -493,13 +573,14 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
                 });
                 let keep_going = match result {
                     Ok((_, None, None)) | Ok((_, _, Some(Ok(())))) => true,
-                    Ok((inner, _, Some(Err(e)))) => {
-                        emit(SourceItem::Unreadable(format!("{name}:{inner}: {e}")))
-                    }
+                    Ok((inner, _, Some(Err(e)))) => emit(SourceItem::Unreadable(format!(
+                        "{label}:{}: {e}",
+                        file_label(&inner)
+                    ))),
                     Ok((inner, Some(bytes), None)) => {
-                        emit_bytes(&format!("{name}:{inner}"), bytes, &mut emit)
+                        emit_bytes(&format!("{label}:{}", file_label(&inner)), bytes, &mut emit)
                     }
-                    Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
+                    Err(e) => emit(SourceItem::Unreadable(format!("{label}: {e}"))),
                 };
                 if !keep_going {
                     return;
@@ -512,15 +593,15 @@ fn read_all(files: &[PathBuf], mut emit: impl FnMut(SourceItem) -> bool) {
                 .map_err(|e| e.to_string())
                 .and_then(|reader| ndjson.add_lines(std::io::BufReader::new(reader)));
             if let Err(e) = added {
-                if !emit(SourceItem::Unreadable(format!("{name}: {e}"))) {
+                if !emit(SourceItem::Unreadable(format!("{label}: {e}"))) {
                     return;
                 }
             }
             continue;
         }
         let keep_going = match decompress(&name, opened) {
-            Ok(bytes) => emit_bytes(&name, bytes, &mut emit),
-            Err(e) => emit(SourceItem::Unreadable(format!("{name}: {e}"))),
+            Ok(bytes) => emit_bytes(&label, bytes, &mut emit),
+            Err(e) => emit(SourceItem::Unreadable(format!("{label}: {e}"))),
         };
         if !keep_going {
             return;
@@ -810,6 +891,39 @@ mod tests {
     }
 
     #[test]
+    fn spills_live_in_a_private_folder_and_a_crashed_backfills_spill_is_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        // A process that has ended: its pid names a spill nobody owns any more.
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let pid = gone.id();
+        gone.wait().unwrap();
+        let root = spill_root().unwrap();
+        let left = root.join(format!("{pid}-crashed"));
+        std::fs::create_dir_all(&left).unwrap();
+        std::fs::write(left.join("0.spill"), b"[\"patient\", {}]").unwrap();
+        let mine = root.join(format!("{}-running", std::process::id()));
+        std::fs::create_dir_all(&mine).unwrap();
+        assert_eq!(spill_root().unwrap(), root);
+        assert!(!left.exists(), "the crashed backfill's spill is removed");
+        assert!(mine.exists(), "a running backfill's spill is kept");
+        std::fs::remove_dir_all(&mine).unwrap();
+        let mode = std::fs::metadata(&root).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        // A spill made by the grouping: a mode-600 file in a folder under the root.
+        let mut groups = NdjsonGroups::new();
+        groups.writer(0).unwrap();
+        let spill = groups.dir.as_ref().unwrap().path().to_path_buf();
+        assert!(spill.starts_with(&root));
+        let file_mode = std::fs::metadata(spill.join("0.spill"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(file_mode & 0o777, 0o600);
+        drop(groups);
+        assert!(!spill.exists(), "removed when the backfill ends");
+    }
+
+    #[test]
     fn zstd_files_are_read_and_other_files_are_named_as_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let bundle = br#"{"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Patient","id":"z"}}]}"#;
@@ -835,11 +949,26 @@ mod tests {
         std::fs::write(dir.path().join("OperationOutcome.ndjson.gz"), b"not read").unwrap();
         let (files, skipped) = list_source(dir.path()).unwrap();
         assert_eq!(files.len(), 2);
+        // Named by a digest of their path, never by their name (Synthea names files after
+        // patients).
         let skipped: Vec<&str> = skipped.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(skipped.len(), 4, "{skipped:?}");
-        assert!(skipped[0].ends_with("OperationOutcome.ndjson.gz"));
-        assert!(skipped[1].ends_with("b.json.xz") && skipped[2].ends_with("log.ndjson"));
-        assert!(skipped[3].ends_with("notes.txt"));
+        let mut expected: Vec<String> = [
+            "OperationOutcome.ndjson.gz",
+            "b.json.xz",
+            "log.ndjson",
+            "notes.txt",
+        ]
+        .iter()
+        .map(|n| file_label(&dir.path().join(n).display().to_string()))
+        .collect();
+        expected.sort();
+        assert_eq!(skipped, expected);
+        for label in &skipped {
+            assert!(label.starts_with("file "), "{label}");
+            for name in ["OperationOutcome", "notes", "log."] {
+                assert!(!label.contains(name), "{label}");
+            }
+        }
         assert!(is_export_log("export/log.ndjson.bz2") && !is_export_log("Patient.ndjson"));
         let mut keys = keys_read(&files);
         keys.sort();

@@ -218,6 +218,7 @@ async fn load(spec: LoadSpec<'_>, run_id: &str, url: &str) -> anyhow::Result<Loa
             dlq_topic: format!("fhir.bundles.dlq{suffix}"),
             max_bundle_bytes: 64 * 1024 * 1024,
             entry_parse_timeout_ms: 2000,
+            max_stuck_parsers: 4,
             retry: crate::bus::retry::RetryPolicy::default(),
             stop_after_idle_secs: None,
             stop_after_messages: Some(backfill.published),
@@ -436,7 +437,7 @@ pub async fn bench_questions(pool: &sqlx::PgPool, n: usize) -> anyhow::Result<Ve
     let rows = sqlx::query(
         "SELECT DISTINCT ON (p.patient_key) p.patient_key, g.value AS given, f.day
          FROM patients p
-         JOIN phi_vault g ON g.patient_key = p.patient_key AND g.kind = 'given_name'
+         JOIN vault.phi_vault g ON g.patient_key = p.patient_key AND g.kind = 'given_name'
          LEFT JOIN facts f ON f.patient_key = p.patient_key
               AND f.sentences LIKE '%Code is Body Weight.%'
          ORDER BY p.patient_key, g.value, f.day DESC",
@@ -1051,7 +1052,7 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
         }
         if keys.len() >= 200_000 || p + 1 == patients {
             sqlx::query(
-                "INSERT INTO vault_keys (key, kind, patient_key)
+                "INSERT INTO vault.vault_keys (key, kind, patient_key)
                  SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING",
             )
             .bind(&keys)
@@ -1064,15 +1065,18 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
             owners.clear();
         }
     }
-    sqlx::query("ANALYZE vault_keys").execute(pool).await?;
+    sqlx::query("ANALYZE vault.vault_keys")
+        .execute(pool)
+        .await?;
     let load_s = started.elapsed().as_secs_f64();
-    let vault_keys: i64 = sqlx::query_scalar("SELECT count(*) FROM vault_keys")
+    let vault_keys: i64 = sqlx::query_scalar("SELECT count(*) FROM vault.vault_keys")
         .fetch_one(pool)
         .await?;
-    let index_mb: f64 = sqlx::query_scalar::<_, i64>("SELECT pg_total_relation_size('vault_keys')")
-        .fetch_one(pool)
-        .await? as f64
-        / 1_048_576.0;
+    let index_mb: f64 =
+        sqlx::query_scalar::<_, i64>("SELECT pg_total_relation_size('vault.vault_keys')")
+            .fetch_one(pool)
+            .await? as f64
+            / 1_048_576.0;
 
     let guard = crate::privacy::PrivacyGuard::new(std::sync::Arc::new(
         crate::privacy::guard::PgVault::new(pool.clone()),

@@ -46,6 +46,18 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// What `fhir-rag audit` does.
+#[derive(Debug, Subcommand)]
+pub enum AuditAction {
+    /// Walk the audit's hash chain and say whether every row is as it was written; exits
+    /// non-zero when a row was edited, inserted or removed.
+    Verify {
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+    },
+}
+
 /// The roles.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -184,6 +196,23 @@ pub enum Command {
         /// Which evaluation.
         #[command(subcommand)]
         which: crate::eval::run::EvalCommand,
+    },
+    /// Delete what is older than its retention: answer audit, DP ledger, cohort history,
+    /// envelopes seen, gateway requests. Run as the migration role (the tables' owner), e.g.
+    /// daily from cron or a Kubernetes CronJob.
+    Prune {
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+        /// Retention periods.
+        #[command(flatten)]
+        retention: crate::store::retention::Retention,
+    },
+    /// The answer audit.
+    Audit {
+        /// What to do.
+        #[command(subcommand)]
+        action: AuditAction,
     },
     /// Print what the store holds (row counts; never PHI).
     Status {
@@ -394,8 +423,9 @@ mod tests {
     #[test]
     fn the_compose_file_runs_both_workers_and_keeps_its_data_on_volumes() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docker-compose.yml");
-        let compose: serde_yaml::Value =
+        let mut compose: serde_yaml::Value =
             serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        compose.apply_merge().unwrap();
         let services = compose["services"].as_mapping().unwrap();
         let mut roles = Vec::new();
         for (name, service) in services {
@@ -427,6 +457,87 @@ mod tests {
                 "{name:?} has the shared environment"
             );
         }
+        // Every fhir-rag service talks to Kafka over SASL_SSL and to PostgreSQL over verified
+        // TLS, each as its own principal and role.
+        for (name, service) in services {
+            if service.get("build").is_none() {
+                continue;
+            }
+            let env = &service["environment"];
+            let kafka = env["FHIR_RAG_KAFKA_OPTIONS"].as_str().unwrap_or_default();
+            assert!(
+                kafka.contains("security.protocol=sasl_ssl") && kafka.contains("ssl.ca.location="),
+                "{name:?}: {kafka}"
+            );
+            let database = env["FHIR_RAG_DATABASE_URL"].as_str().unwrap();
+            assert!(database.contains("sslmode=verify-full"), "{name:?}");
+            let expected = match name.as_str().unwrap() {
+                "setup" => Some(("fhir_rag_migrator", "admin")),
+                "ingest" => Some(("fhir_rag_ingest", "ingest")),
+                "answer" => Some(("fhir_rag_answer", "answer")),
+                "gateway" => Some(("fhir_rag_gateway", "gateway")),
+                _ => None,
+            };
+            if let Some((db_role, principal)) = expected {
+                assert!(
+                    database.starts_with(&format!("postgres://{db_role}:")),
+                    "{name:?}"
+                );
+                assert!(
+                    kafka.contains(&format!("sasl.username={principal};")),
+                    "{name:?}"
+                );
+            }
+        }
+        let kafka = &services["kafka"]["environment"];
+        let protocols = kafka["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"]
+            .as_str()
+            .unwrap();
+        for listener in kafka["KAFKA_LISTENERS"].as_str().unwrap().split(',') {
+            let (label, address) = listener.split_once("://").unwrap();
+            let protocol = protocols
+                .split(',')
+                .find_map(|m| m.strip_prefix(&format!("{label}:")))
+                .unwrap();
+            assert!(
+                protocol == "SASL_SSL" || address.starts_with("localhost:"),
+                "{listener} is {protocol} beyond the container"
+            );
+        }
+        assert_eq!(
+            kafka["KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"].as_str(),
+            Some("false")
+        );
+        assert!(kafka["KAFKA_AUTHORIZER_CLASS_NAME"]
+            .as_str()
+            .unwrap()
+            .contains("Authorizer"));
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let acls = std::fs::read_to_string(repo.join("deploy/kafka-acls.sh")).unwrap();
+        assert!(!acls.contains("User:*") && !acls.contains("--allow-host"));
+        for principal in ["backfill", "ingest", "gateway", "answer", "operations"] {
+            assert!(acls.contains(&format!("allow {principal} ")), "{principal}");
+        }
+        let hba = std::fs::read_to_string(repo.join("deploy/pg_hba.conf")).unwrap();
+        assert!(hba
+            .lines()
+            .any(|l| l.starts_with("hostnossl") && l.ends_with("reject")));
+        assert!(!hba
+            .lines()
+            .any(|l| l.starts_with("host ") || l.contains("trust") && !l.starts_with("local")));
+        // The first network rule that could let the superuser in turns it away.
+        let rules: Vec<Vec<&str>> = hba
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        let superuser = rules
+            .iter()
+            .find(|r| {
+                r[0].starts_with("host") && r[2].split(',').any(|u| u == "all" || u == "postgres")
+            })
+            .unwrap();
+        assert_eq!(superuser.last(), Some(&"reject"), "{superuser:?}");
         for role in ["ingest", "answer", "backfill"] {
             assert!(roles.iter().any(|r| r == role), "no {role} service");
         }

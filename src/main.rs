@@ -5,7 +5,7 @@ use clap::Parser;
 use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
 use fhir_rag::answer::worker as answer_worker;
 use fhir_rag::bus::topics;
-use fhir_rag::config::{BenchCommand, Cli, Command, ModelConfig, TopicsAction};
+use fhir_rag::config::{AuditAction, BenchCommand, Cli, Command, ModelConfig, TopicsAction};
 use fhir_rag::embed::batcher::EmbeddingService;
 use fhir_rag::ingest::worker;
 use fhir_rag::llm::LlmConfig;
@@ -69,9 +69,9 @@ async fn open_answer_path(
     answer: AnswerConfig,
 ) -> anyhow::Result<(Store, EmbeddingService, AnswerEngine)> {
     let store = Store::connect(store).await?;
-    store.migrate().await?;
+    store.check_schema().await?;
     let embedder = model.start()?;
-    store.ensure_embedding_model(embedder.info()).await?;
+    store.check_embedding_model(embedder.info()).await?;
     let backend = llm.open()?;
     let engine = AnswerEngine::new(store.clone(), embedder.clone(), backend, answer, llm).await?;
     Ok((store, embedder, engine))
@@ -125,9 +125,9 @@ async fn run(command: Command) -> anyhow::Result<()> {
             ingest,
         } => {
             let store = Store::connect(&store).await?;
-            store.migrate().await?;
+            store.check_schema().await?;
             let embedder = model.start()?;
-            store.ensure_embedding_model(embedder.info()).await?;
+            store.check_embedding_model(embedder.info()).await?;
             let shutdown = shutdown_signal();
             let report = worker::run(&ingest, &bus, &store, &embedder, shutdown).await?;
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -158,7 +158,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
             tokens,
         } => {
             let store = Store::connect(&store).await?;
-            store.migrate().await?;
+            store.check_schema().await?;
             fhir_rag::gateway::run(
                 gateway,
                 tokens,
@@ -235,6 +235,26 @@ async fn run(command: Command) -> anyhow::Result<()> {
             answered?;
         }
         Command::Eval { which } => fhir_rag::eval::run::run(which).await?,
+        Command::Prune { store, retention } => {
+            let store = Store::connect(&store).await?;
+            store.check_schema().await?;
+            let pruned = fhir_rag::store::retention::prune(store.pool(), &retention).await?;
+            println!("{}", serde_json::to_string_pretty(&pruned)?);
+        }
+        Command::Audit {
+            action: AuditAction::Verify { store },
+        } => {
+            let store = Store::connect(&store).await?;
+            store.check_schema().await?;
+            let check = fhir_rag::store::retention::verify_audit(store.pool()).await?;
+            println!("{}", serde_json::to_string_pretty(&check)?);
+            if !check.intact() {
+                anyhow::bail!(
+                    "the answer audit's hash chain is broken at {} row(s)",
+                    check.broken.len()
+                );
+            }
+        }
         Command::Status { store } => {
             let store = Store::connect(&store).await?;
             println!("{}", serde_json::to_string_pretty(&store.counts().await?)?);

@@ -225,23 +225,55 @@ pub fn render() -> String {
     out
 }
 
-/// Serves `/metrics`, `/healthz` and `/readyz` on `addr` until the process ends.
+/// Connections served at once; more are closed at once (a scraper and a probe or two is what
+/// this endpoint is for).
+pub const MAX_CONNECTIONS: usize = 32;
+/// How long a client may take to send its request, and to take the response.
+pub const IO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Serves `/metrics`, `/healthz` and `/readyz` on `addr` until the process ends. Each connection
+/// has [`IO_TIMEOUT`] to send its request head and to read the answer, and at most
+/// [`MAX_CONNECTIONS`] are open at once: a client that never ends its request holds nothing for
+/// long. The endpoint has no authentication: keep it on loopback or a monitoring network.
 pub async fn serve(addr: SocketAddr) -> std::io::Result<()> {
     let listener = TcpListener::bind(addr).await?;
-    tracing::info!(%addr, "metrics and health endpoints listening");
+    if addr.ip().is_loopback() {
+        tracing::info!(%addr, "metrics and health endpoints listening");
+    } else {
+        tracing::warn!(%addr, "metrics and health endpoints listening beyond loopback, without authentication: restrict who reaches this port");
+    }
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
         let (mut socket, _) = listener.accept().await?;
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            count(
+                "fhir_rag_metrics_connections_refused_total",
+                "Connections to the metrics endpoint closed because too many were open.",
+                &[],
+                1.0,
+            );
+            drop(socket);
+            continue;
+        };
         tokio::spawn(async move {
+            let _permit = permit;
             let mut buffer = vec![0u8; 4096];
             let mut read = 0;
-            while read < buffer.len() {
-                match socket.read(&mut buffer[read..]).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => read += n,
+            let head = tokio::time::timeout(IO_TIMEOUT, async {
+                while read < buffer.len() {
+                    match socket.read(&mut buffer[read..]).await {
+                        Ok(0) | Err(_) => return false,
+                        Ok(n) => read += n,
+                    }
+                    if buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+                        return true;
+                    }
                 }
-                if buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-                    break;
-                }
+                false
+            })
+            .await;
+            if !matches!(head, Ok(true)) {
+                return;
             }
             let request = String::from_utf8_lossy(&buffer[..read]);
             let (status, body) = respond(request.lines().next().unwrap_or(""));
@@ -249,7 +281,7 @@ pub async fn serve(addr: SocketAddr) -> std::io::Result<()> {
                 "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
-            let _ = socket.write_all(response.as_bytes()).await;
+            let _ = tokio::time::timeout(IO_TIMEOUT, socket.write_all(response.as_bytes())).await;
         });
     }
 }
@@ -275,6 +307,54 @@ fn respond(request_line: &str) -> (&'static str, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_client_that_never_ends_its_request_is_dropped_and_connections_are_capped() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = probe.local_addr().unwrap();
+        drop(probe);
+        tokio::spawn(serve(addr));
+        let connect = || async {
+            for _ in 0..50 {
+                if let Ok(s) = tokio::net::TcpStream::connect(addr).await {
+                    return s;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            panic!("the endpoint did not start")
+        };
+        // Slow clients fill every slot…
+        let mut slow = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            let mut s = connect().await;
+            s.write_all(b"GET /metrics HTTP/1.1\r\n").await.unwrap();
+            slow.push(s);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        // …so one more is closed without an answer…
+        let mut extra = connect().await;
+        let _ = extra.write_all(b"GET /healthz HTTP/1.1\r\n\r\n").await;
+        let mut answer = Vec::new();
+        let _ = extra.read_to_end(&mut answer).await;
+        assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+        // …until the slow ones time out, and then a client is served again.
+        let mut first = slow.remove(0);
+        let mut rest = Vec::new();
+        let started = std::time::Instant::now();
+        let n = first.read_to_end(&mut rest).await.unwrap_or(0);
+        assert_eq!(n, 0, "a request never ended gets no answer");
+        assert!(started.elapsed() <= IO_TIMEOUT + std::time::Duration::from_secs(10));
+        drop(slow);
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let mut ok = connect().await;
+        ok.write_all(b"GET /healthz HTTP/1.1\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        ok.read_to_end(&mut answer).await.unwrap();
+        assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200"));
+    }
 
     #[test]
     fn counters_histograms_and_readiness_render() {

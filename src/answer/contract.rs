@@ -13,6 +13,8 @@ pub const MAX_QUESTION_CHARS: usize = 2000;
 pub const MAX_REQUESTER_CHARS: usize = 256;
 /// Most patients one requester may be limited to in one query.
 pub const MAX_REQUESTER_PATIENTS: usize = 10_000;
+/// The most documents a query may ask for (the worker caps it further with `--max-k`).
+pub const MAX_K: u32 = 1000;
 
 /// A question on `rag.queries`. The topic is written by a trusted gateway that authenticated the
 /// requester; the worker enforces what the requester may see.
@@ -148,9 +150,17 @@ impl Query {
                     "requester.patients lists more than {MAX_REQUESTER_PATIENTS} patients"
                 ));
             }
+            if patients
+                .iter()
+                .any(|p| p.trim().is_empty() || p.len() > MAX_REQUESTER_CHARS)
+            {
+                return Err(format!(
+                    "each of requester.patients has 1 to {MAX_REQUESTER_CHARS} bytes"
+                ));
+            }
         }
-        if self.options.k == Some(0) {
-            return Err("options.k must be at least 1".into());
+        if self.options.k.is_some_and(|k| k == 0 || k > MAX_K) {
+            return Err(format!("options.k must be 1 to {MAX_K}"));
         }
         if let Some(epsilon) = self.options.epsilon {
             if !(epsilon.is_finite() && epsilon > 0.0) {

@@ -854,12 +854,24 @@ impl AnswerEngine {
 
     /// Takes one model call from the worker's budget; false when the wait would be too long.
     async fn take_llm_call(&self) -> bool {
-        tokio::time::timeout(
-            Duration::from_millis(self.config.llm_wait_ms),
-            self.llm_calls.until_ready(),
+        self.take_llm_calls(1).await
+    }
+
+    /// Takes `n` model calls from the worker's limit (at most a minute's allowance at once),
+    /// waiting up to `--llm-wait-ms`.
+    async fn take_llm_calls(&self, n: usize) -> bool {
+        let n = n.clamp(1, self.config.llm_calls_per_minute.max(1) as usize) as u32;
+        let Some(n) = std::num::NonZeroU32::new(n) else {
+            return false;
+        };
+        matches!(
+            tokio::time::timeout(
+                Duration::from_millis(self.config.llm_wait_ms),
+                self.llm_calls.until_n_ready(n),
+            )
+            .await,
+            Ok(Ok(()))
         )
-        .await
-        .is_ok()
     }
 
     async fn call_model(
@@ -990,7 +1002,8 @@ impl AnswerEngine {
     /// query id is never a way to ask something else under an audit row that says otherwise.
     async fn reuses_query_id(&self, query: &Query) -> Result<bool, AnswerError> {
         let stored: Option<Vec<u8>> = sqlx::query_scalar(
-            "SELECT request_digest FROM answer_audit WHERE query_id = $1 AND requester_id = $2",
+            "SELECT request_digest FROM answer_audit WHERE query_id = $1 AND requester_id = $2
+             ORDER BY audit_id LIMIT 1",
         )
         .bind(&query.query_id)
         .bind(query.requester.key())
@@ -1556,11 +1569,15 @@ impl AnswerEngine {
         subsample(&mut voters, settings.dp_max_voters, noise);
         draft.patients.extend(voters.iter().map(|v| v.patient_key));
         let contexts = voter_contexts(&voters, &query.question);
-        if !self.take_llm_call().await {
+        // One forward pass per voter for the prompts, and one per voter for each token: a DP
+        // text answer is charged as that many model calls against the worker's limit.
+        if !self
+            .take_llm_calls(voters.len() * (1 + settings.dp_max_tokens))
+            .await
+        {
             self.busy(draft);
             return Ok(0.0);
         }
-        draft.llm_calls += 1;
         let answer_started = Instant::now();
         let request = VoteRequest {
             system: DP_VOTER_SYSTEM.into(),
@@ -1592,6 +1609,7 @@ impl AnswerEngine {
             }
         };
         audit["passes"] = serde_json::json!(output.passes);
+        draft.llm_calls += output.passes;
         audit["tokens"] = serde_json::json!(output.tokens);
         let text = crate::text::strip_control_sequences(&output.text);
         if text.trim().is_empty() || says_not_found(&text) {
@@ -1803,37 +1821,29 @@ impl AnswerEngine {
     /// never leaves; a band is what HIPAA's Safe Harbor lets an age be.
     async fn age(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
         let pool = self.store.pool();
-        let birth: Option<String> = sqlx::query_scalar(
-            "SELECT value FROM phi_vault WHERE patient_key = $1 AND kind = $2 ORDER BY value LIMIT 1",
-        )
-        .bind(patient)
-        .bind(crate::phi::PhiKind::BirthDate.as_str())
-        .fetch_optional(pool)
-        .await
-        .map_err(StoreError::from)?;
-        let birth = birth.and_then(|b| {
-            chrono::NaiveDate::parse_from_str(b.get(..10).unwrap_or(&b), "%Y-%m-%d").ok()
-        });
+        // The vault computes the decade (at death, or today); the birth date never leaves it.
+        let decade: Option<i32> = sqlx::query_scalar("SELECT vault.age_decade($1)")
+            .bind(patient)
+            .fetch_one(pool)
+            .await
+            .map_err(StoreError::from)?;
         let synthetic = "What does the record of the patient say about age?".to_string();
-        let Some(birth) = birth else {
+        let Some(decade) = decade else {
             draft.status = Some(AnswerStatus::NotFound);
             draft.answer = NOT_FOUND_ANSWER.into();
             draft.synthetic_query = synthetic;
             return Ok(());
         };
-        let death: Option<String> = sqlx::query_scalar(
-            "SELECT substring(sentences FROM 'The patient died on ([0-9]{4}-[0-9]{2}-[0-9]{2})')
-             FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'
-               AND sentences LIKE '%The patient died on %' LIMIT 1",
+        let died: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'
+               AND sentences ~ 'The patient died on [0-9]{4}-[0-9]{2}-[0-9]{2}')",
         )
         .bind(patient)
-        .fetch_optional(pool)
+        .fetch_one(pool)
         .await
-        .map_err(StoreError::from)?
-        .flatten();
-        let death = death.and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
-        let on = death.unwrap_or_else(|| chrono::Utc::now().date_naive());
-        let band = crate::privacy::generalize::age_band(super::question::years_between(birth, on));
+        .map_err(StoreError::from)?;
+        let death = died.then_some(());
+        let band = crate::privacy::generalize::age_band(decade.max(0) as u32);
         // "90 or older" is open-ended: "90 years or older", never "90 or older years old".
         let open = band.ends_with("or older");
         let band = if open {
@@ -2064,9 +2074,7 @@ impl AnswerEngine {
         sqlx::query(
             "INSERT INTO answer_audit (query_id, requester_id, requester_role, status, backend,
                  request_digest, document_ids, patient_keys, llm_calls, guard_report, total_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-             ON CONFLICT (query_id, requester_id) DO UPDATE SET
-                 times_answered = answer_audit.times_answered + 1",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         )
         .bind(&query.query_id)
         .bind(query.requester.key())

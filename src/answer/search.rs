@@ -96,38 +96,21 @@ pub async fn resolve_names(
     if candidates.is_empty() {
         return Ok(NameResolution::default());
     }
-    let keys: Vec<String> = candidates.iter().map(|c| format!("t:{c}")).collect();
+    // The vault takes at most 512 keys a call; a question of 2000 characters has fewer words.
+    let keys: Vec<String> = candidates
+        .iter()
+        .take(512)
+        .map(|c| format!("t:{c}"))
+        .collect();
+    // Which patients a word names, and whether as written (with its digits) or only stripped:
+    // the vault says so without giving any name back.
     let rows = sqlx::query(
-        "SELECT k.patient_key, k.kind, substr(k.key, 3) AS word
-         FROM vault_keys k
-         WHERE k.key = ANY($1) AND k.patient_key IS NOT NULL
-           AND k.kind IN ('given_name', 'family_name', 'maiden_name')
-           AND ($2::bigint[] IS NULL OR k.patient_key = ANY($2))",
+        "SELECT patient_key, kind, word, exact FROM vault.match_names($1, $2::bigint[])",
     )
     .bind(&keys)
     .bind(scope.keys())
     .fetch_all(pool)
     .await?;
-    // Which words are exact spellings of a name (with its digits) rather than stripped forms.
-    let exact_rows = sqlx::query(
-        "SELECT DISTINCT v.patient_key, v.value FROM phi_vault v
-         WHERE v.patient_key = ANY($1) AND v.kind IN ('given_name', 'family_name', 'maiden_name')",
-    )
-    .bind(
-        rows.iter()
-            .map(|r| r.get::<i64, _>("patient_key"))
-            .collect::<Vec<i64>>(),
-    )
-    .fetch_all(pool)
-    .await?;
-    let mut exact: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
-    for row in exact_rows {
-        let value: String = row.get("value");
-        exact
-            .entry(row.get("patient_key"))
-            .or_default()
-            .extend(crate::text::words(&value));
-    }
     // patient → (best given score, best family score)
     let mut scores: BTreeMap<i64, (u8, u8)> = BTreeMap::new();
     let mut words_of: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
@@ -135,11 +118,7 @@ pub async fn resolve_names(
         let key: i64 = row.get("patient_key");
         let kind: String = row.get("kind");
         let word: String = row.get("word");
-        let score = if exact.get(&key).is_some_and(|e| e.contains(&word)) {
-            2
-        } else {
-            1
-        };
+        let score = if row.get::<bool, _>("exact") { 2 } else { 1 };
         let entry = scores.entry(key).or_default();
         if kind == PhiKind::GivenName.as_str() {
             entry.0 = entry.0.max(score);

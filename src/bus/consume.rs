@@ -64,6 +64,11 @@ pub trait Handler {
         prepared: Self::Prepared,
         shutdown: watch::Receiver<bool>,
     ) -> Result<bool, Self::Error>;
+    /// Called after each commit: an error stops the worker there (the messages after the
+    /// committed one stay for the next owner). For a worker that can no longer go on safely.
+    fn after_commit(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 /// What a consume loop did.
@@ -326,6 +331,7 @@ pub async fn consume<H: Handler>(
                 consumed.handled += 1;
                 last_activity = Instant::now();
                 watchdog.progress();
+                handler.after_commit()?;
             }
             message = consumer.recv(), if room => match message {
                 Ok(message) => {

@@ -181,6 +181,30 @@ mod tests {
     }
 
     #[test]
+    fn dead_letters_are_kept_no_longer_than_their_source() {
+        // A dead letter is the original message (PHI): it must not outlive the source topic.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("topics");
+        let contracts = load_contracts(&dir).unwrap();
+        let mut checked = 0;
+        for dlq in contracts.iter().filter(|c| c.name.ends_with(".dlq")) {
+            let source = contracts
+                .iter()
+                .find(|c| c.name == dlq.name.trim_end_matches(".dlq"))
+                .unwrap();
+            assert!(dlq.retention_ms > 0, "{}: kept for ever", dlq.name);
+            assert!(
+                dlq.retention_ms <= source.retention_ms,
+                "{} keeps {} ms, its source {} ms",
+                dlq.name,
+                dlq.retention_ms,
+                source.retention_ms
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 2);
+    }
+
+    #[test]
     fn the_repository_contracts_load_and_their_examples_have_the_required_fields() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("topics");
         let contracts = load_contracts(&dir).unwrap();

@@ -44,7 +44,7 @@ pub async fn attack_prompts(
     diseases: usize,
 ) -> Result<Vec<AttackPrompt>, StoreError> {
     let patients = sqlx::query(
-        "SELECT DISTINCT ON (patient_key) patient_key, value FROM phi_vault
+        "SELECT DISTINCT ON (patient_key) patient_key, value FROM vault.phi_vault
          WHERE kind = 'given_name' ORDER BY patient_key, value",
     )
     .fetch_all(pool)

@@ -205,7 +205,7 @@ impl Needles {
 /// Everyone's identifying strings: patients, contacts, other people the records name.
 async fn vault_needles(pool: &PgPool) -> Result<Needles, AnswerError> {
     let rows = sqlx::query(
-        "SELECT kind, value FROM phi_vault UNION ALL SELECT kind, value FROM party_vault",
+        "SELECT kind, value FROM vault.phi_vault UNION ALL SELECT kind, value FROM vault.party_vault",
     )
     .fetch_all(pool)
     .await?;
@@ -254,10 +254,10 @@ pub(crate) struct Person {
 pub(crate) async fn people(pool: &PgPool) -> Result<Vec<Person>, AnswerError> {
     let rows = sqlx::query(
         "SELECT p.patient_key, p.fhir_id,
-            (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,
-            (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'family_name' ORDER BY value LIMIT 1) AS family,
-            (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'phone' ORDER BY value LIMIT 1) AS phone,
-            (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'birth_date' ORDER BY value LIMIT 1) AS birth
+            (SELECT value FROM vault.phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,
+            (SELECT value FROM vault.phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'family_name' ORDER BY value LIMIT 1) AS family,
+            (SELECT value FROM vault.phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'phone' ORDER BY value LIMIT 1) AS phone,
+            (SELECT value FROM vault.phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'birth_date' ORDER BY value LIMIT 1) AS birth
          FROM patients p WHERE p.fhir_id NOT LIKE 'eval-%' ORDER BY p.patient_key",
     )
     .fetch_all(pool)

@@ -58,8 +58,8 @@ const READINGS: [&str; 3] = ["Body Weight", "Heart rate", "Blood Pressure"];
 pub async fn generate(pool: &PgPool, conditions: usize) -> Result<Vec<EvalQuestion>, StoreError> {
     let patients = sqlx::query(
         "SELECT p.patient_key, p.fhir_id,
-                (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,
-                (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'family_name' ORDER BY value LIMIT 1) AS family
+                (SELECT value FROM vault.phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,
+                (SELECT value FROM vault.phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'family_name' ORDER BY value LIMIT 1) AS family
          FROM patients p ORDER BY p.fhir_id",
     )
     .fetch_all(pool)

@@ -51,6 +51,20 @@ pub const FLATTENED_TYPES: &[&str] = &[
 pub const LOOKUP_TYPES: &[&str] = &["Medication"];
 
 static ABANDONED: AtomicU64 = AtomicU64::new(0);
+/// Abandoned parser threads that have not returned yet (each still burns a core).
+static STUCK: AtomicU64 = AtomicU64::new(0);
+
+/// A parser thread's state, shared with the caller that may abandon it.
+const RUNNING: u8 = 0;
+const ABANDONED_STATE: u8 = 1;
+const FINISHED: u8 = 2;
+
+/// How many abandoned parser threads are still running now. The ingest worker exits (for its
+/// supervisor to restart it, which is the only way to stop them) when this reaches its
+/// `--max-stuck-parsers`.
+pub fn stuck_parser_threads() -> u64 {
+    STUCK.load(Ordering::Relaxed)
+}
 
 /// How many parser threads overran their time limit since the process started. Each still
 /// burns CPU; operators should restart a worker whose count keeps growing.
@@ -409,16 +423,21 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
     while !queue.is_empty() {
         let shared: Queue = Arc::new(Mutex::new(std::mem::take(&mut queue)));
         let current: Arc<Mutex<Option<(usize, String)>>> = Arc::default();
+        let state = Arc::new(std::sync::atomic::AtomicU8::new(RUNNING));
         let (sender, receiver) =
             mpsc::channel::<(usize, Option<String>, String, Result<Resource, String>)>();
         let spawned = {
             let shared = Arc::clone(&shared);
             let current = Arc::clone(&current);
+            let state = Arc::clone(&state);
             std::thread::Builder::new()
                 .name(PARSER_THREAD_NAME.into())
                 .spawn(move || loop {
                     let next = lock(&shared).pop_front();
                     let Some((index, full_url, value)) = next else {
+                        if state.swap(FINISHED, Ordering::AcqRel) == ABANDONED_STATE {
+                            STUCK.fetch_sub(1, Ordering::Relaxed);
+                        }
                         return;
                     };
                     let resource_type = declared_type(&value).unwrap_or("?").to_string();
@@ -429,6 +448,9 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
                         .send((index, full_url, resource_type, result))
                         .is_err()
                     {
+                        if state.swap(FINISHED, Ordering::AcqRel) == ABANDONED_STATE {
+                            STUCK.fetch_sub(1, Ordering::Relaxed);
+                        }
                         return;
                     }
                 })
@@ -467,7 +489,19 @@ fn parse_entries(entries: Vec<Pending>, limits: ParseLimits) -> ParsedBundle {
                     let (index, resource_type) =
                         lock(&current).clone().unwrap_or((usize::MAX, "?".into()));
                     ABANDONED.fetch_add(1, Ordering::Relaxed);
+                    if state
+                        .compare_exchange(
+                            RUNNING,
+                            ABANDONED_STATE,
+                            Ordering::AcqRel,
+                            Ordering::Acquire,
+                        )
+                        .is_ok()
+                    {
+                        STUCK.fetch_add(1, Ordering::Relaxed);
+                    }
                     tracing::error!(
+                        stuck_now = stuck_parser_threads(),
                         entry = index,
                         resource_type = %resource_type,
                         abandoned_total = abandoned_parser_threads(),

@@ -46,6 +46,11 @@ pub struct IngestConfig {
     /// Time limit for the typed parse of one entry, in milliseconds.
     #[arg(long, env = "FHIR_RAG_ENTRY_PARSE_TIMEOUT_MS", default_value_t = 2000)]
     pub entry_parse_timeout_ms: u64,
+    /// Abandoned parser threads still running (each spins on a core on a hostile entry) at
+    /// which the worker exits non-zero, so that its supervisor restarts it: the only way to stop
+    /// them.
+    #[arg(long, env = "FHIR_RAG_MAX_STUCK_PARSERS", default_value_t = 4)]
+    pub max_stuck_parsers: u64,
     /// Retries of transient failures.
     #[command(flatten)]
     pub retry: RetryPolicy,
@@ -90,6 +95,9 @@ pub enum IngestError {
     /// The store or the model failed fatally.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Too many parser threads are stuck on hostile entries.
+    #[error("{0} parser threads are stuck on hostile entries (limit --max-stuck-parsers): exiting so that the supervisor restarts the worker")]
+    StuckParsers(u64),
 }
 
 /// What a worker did, reported when it stops.
@@ -318,7 +326,31 @@ impl Handler for IngestHandler<'_> {
         }?;
         record_metrics(&IngestReport::default(), &report);
         self.report.borrow_mut().absorb(report);
+        let stuck = super::parse::stuck_parser_threads();
+        crate::metrics::gauge(
+            "fhir_rag_parser_threads_stuck",
+            "Abandoned parser threads still running (the worker exits at --max-stuck-parsers).",
+            &[],
+            stuck as f64,
+        );
+        crate::metrics::gauge(
+            "fhir_rag_parser_threads_abandoned",
+            "Parser threads abandoned past their time limit since the worker started.",
+            &[],
+            super::parse::abandoned_parser_threads() as f64,
+        );
         Ok(handled)
+    }
+
+    /// The message that left a parser thread behind was handled (its entry dead-lettered) and
+    /// committed; past the cap the worker stops before the next one, which stays for its
+    /// restart.
+    fn after_commit(&self) -> Result<(), IngestError> {
+        let stuck = super::parse::stuck_parser_threads();
+        if stuck >= self.ingest.config.max_stuck_parsers.max(1) {
+            return Err(IngestError::StuckParsers(stuck));
+        }
+        Ok(())
     }
 }
 

@@ -354,12 +354,11 @@ impl VaultIndex for PgVault {
         if keys.is_empty() {
             return Ok(HashMap::new());
         }
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT DISTINCT ON (key) key, kind FROM vault_keys WHERE key = ANY($1) ORDER BY key, kind",
-        )
-        .bind(keys)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT key, kind FROM vault.guard_kinds($1)")
+                .bind(keys)
+                .fetch_all(&self.pool)
+                .await?;
         Ok(rows
             .into_iter()
             .filter_map(|(key, kind)| PhiKind::parse(&kind).map(|k| (key, k)))

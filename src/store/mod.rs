@@ -46,6 +46,17 @@ pub enum StoreError {
     /// Embedding the changed documents failed.
     #[error("embedding: {0}")]
     Embedding(#[from] EmbedError),
+    /// The schema is not the one this binary was built for; workers never migrate.
+    #[error("the database schema is {found}; this binary needs {needed}: run `fhir-rag migrate` (as the migration role) with this version")]
+    SchemaMismatch {
+        /// What the database has applied.
+        found: String,
+        /// What this binary's migrations are.
+        needed: String,
+    },
+    /// No embedding model recorded yet: `fhir-rag migrate` sizes the vectors.
+    #[error("the store has no embedding model recorded: run `fhir-rag migrate` with the same --embedder and --model-dir first")]
+    NoEmbeddingModel,
     /// The store was filled by a model of another dimension.
     #[error(
         "this database holds {stored_dimension}-d embeddings from model {stored_model}, but the configured model \
@@ -68,7 +79,10 @@ impl StoreError {
     pub fn disposition(&self) -> Disposition {
         match self {
             StoreError::Database(e) => sqlx_disposition(e),
-            StoreError::Migration(_) | StoreError::ModelMismatch { .. } => Disposition::Fatal,
+            StoreError::Migration(_)
+            | StoreError::ModelMismatch { .. }
+            | StoreError::SchemaMismatch { .. }
+            | StoreError::NoEmbeddingModel => Disposition::Fatal,
             StoreError::Embedding(EmbedError::Stopped) => Disposition::Fatal,
             StoreError::Embedding(e) if e.is_out_of_memory() => Disposition::Transient,
             StoreError::Embedding(_) => Disposition::Permanent,
@@ -168,6 +182,24 @@ pub struct StoreCounts {
     pub embeddings: i64,
 }
 
+/// Refuses a model of another dimension than the store's; warns about another model of the same
+/// dimension.
+fn check_model(model: String, dimension: i32, info: &ModelInfo) -> Result<(), StoreError> {
+    if dimension as usize != info.dimension {
+        return Err(StoreError::ModelMismatch {
+            stored_model: model,
+            stored_dimension: dimension,
+            configured_model: info.name.clone(),
+            configured_dimension: info.dimension,
+        });
+    }
+    if model != info.name {
+        tracing::warn!(stored = %model, configured = %info.name,
+            "the store was filled by another model of the same dimension; similarities across the two are meaningless");
+    }
+    Ok(())
+}
+
 /// Connection settings.
 #[derive(Clone, clap::Args)]
 pub struct StoreConfig {
@@ -229,17 +261,17 @@ impl Store {
     pub async fn migrate(&self) -> Result<(), StoreError> {
         sqlx::migrate!("./migrations").run(&self.pool).await?;
         let missing: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM phi_vault) AND NOT EXISTS (SELECT 1 FROM vault_keys)",
+            "SELECT EXISTS (SELECT 1 FROM vault.phi_vault) AND NOT EXISTS (SELECT 1 FROM vault.vault_keys)",
         )
         .fetch_one(&self.pool)
         .await?;
         if missing {
             let mut tx = self.pool.begin().await?;
-            sqlx::query("LOCK TABLE vault_keys IN EXCLUSIVE MODE")
+            sqlx::query("LOCK TABLE vault.vault_keys IN EXCLUSIVE MODE")
                 .execute(&mut *tx)
                 .await?;
             let rows: Vec<(i64, String, String)> =
-                sqlx::query_as("SELECT patient_key, kind, value FROM phi_vault")
+                sqlx::query_as("SELECT patient_key, kind, value FROM vault.phi_vault")
                     .fetch_all(&mut *tx)
                     .await?;
             let entries: Vec<(i64, crate::phi::PhiKind, &str)> = rows
@@ -255,8 +287,60 @@ impl Store {
         Ok(())
     }
 
+    /// Checks, without changing anything, that the database has exactly this binary's
+    /// migrations applied (versions and checksums): what every worker does at start, since only
+    /// `fhir-rag migrate` (the migration role) may change the schema.
+    pub async fn check_schema(&self) -> Result<(), StoreError> {
+        let migrator = sqlx::migrate!("./migrations");
+        let needed: Vec<(i64, Vec<u8>)> = migrator
+            .iter()
+            .filter(|m| m.migration_type.is_up_migration())
+            .map(|m| (m.version, m.checksum.to_vec()))
+            .collect();
+        let applied: Vec<(i64, Vec<u8>)> = match sqlx::query_as(
+            "SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version",
+        )
+        .fetch_all(&self.pool)
+        .await
+        {
+            Ok(rows) => rows,
+            // 42P01: no migrations table at all.
+            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("42P01") => Vec::new(),
+            Err(e) => return Err(e.into()),
+        };
+        if applied == needed {
+            return Ok(());
+        }
+        let describe = |list: &[(i64, Vec<u8>)]| match list.last() {
+            None => "empty (no migrations applied)".to_string(),
+            Some((version, _)) => format!("at migration {version} ({} applied)", list.len()),
+        };
+        let mut found = describe(&applied);
+        if applied.len() == needed.len() {
+            found.push_str(", with other contents than this binary's migrations");
+        }
+        Err(StoreError::SchemaMismatch {
+            found,
+            needed: describe(&needed),
+        })
+    }
+
+    /// Checks, without changing anything, that the store's vectors were sized for a model of
+    /// this dimension (what `fhir-rag migrate` records); a worker's start.
+    pub async fn check_embedding_model(&self, info: &ModelInfo) -> Result<(), StoreError> {
+        let stored: Option<(String, i32)> =
+            sqlx::query_as("SELECT embedding_model, embedding_dimension FROM store_settings")
+                .fetch_optional(&self.pool)
+                .await?;
+        match stored {
+            None => Err(StoreError::NoEmbeddingModel),
+            Some((model, dimension)) => check_model(model, dimension, info),
+        }
+    }
+
     /// Records the embedding model on first use and sizes the vector column and its HNSW index
     /// to its dimension; refuses a model of another dimension than the one the store holds.
+    /// Schema owner's work: `fhir-rag migrate`, evaluations and benchmarks.
     pub async fn ensure_embedding_model(&self, info: &ModelInfo) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         // Several workers may start at once: one of them sizes the column.
@@ -268,20 +352,7 @@ impl Store {
                 .fetch_optional(&mut *tx)
                 .await?;
         match stored {
-            Some((model, dimension)) if dimension as usize != info.dimension => {
-                return Err(StoreError::ModelMismatch {
-                    stored_model: model,
-                    stored_dimension: dimension,
-                    configured_model: info.name.clone(),
-                    configured_dimension: info.dimension,
-                });
-            }
-            Some((model, _)) => {
-                if model != info.name {
-                    tracing::warn!(stored = %model, configured = %info.name,
-                        "the store was filled by another model of the same dimension; similarities across the two are meaningless");
-                }
-            }
+            Some((model, dimension)) => check_model(model, dimension, info)?,
             None => {
                 sqlx::query("INSERT INTO store_settings (embedding_model, embedding_dimension) VALUES ($1, $2)")
                     .bind(&info.name)
@@ -346,12 +417,13 @@ impl Store {
     pub async fn counts(&self) -> Result<StoreCounts, StoreError> {
         let row = sqlx::query(
             "SELECT (SELECT count(*) FROM patients) AS patients,
-                    (SELECT count(DISTINCT patient_key) FROM phi_vault) AS with_demographics,
-                    (SELECT count(*) FROM phi_vault) AS vault,
+                    v.patients_with_demographics AS with_demographics,
+                    v.vault_rows AS vault,
                     (SELECT count(*) FROM facts) AS facts,
                     (SELECT count(*) FROM documents) AS documents,
                     (SELECT count(*) FROM documents WHERE day IS NULL) AS summaries,
-                    (SELECT count(*) FROM chunks) AS chunks",
+                    (SELECT count(*) FROM chunks) AS chunks
+             FROM vault.counts() v",
         )
         .fetch_one(&self.pool)
         .await?;
@@ -502,7 +574,7 @@ async fn insert_vault(
     }
     if !entries.is_empty() {
         sqlx::query(
-            "INSERT INTO phi_vault (patient_key, kind, value)
+            "INSERT INTO vault.phi_vault (patient_key, kind, value)
              SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING",
         )
         .bind(entries.iter().map(|e| e.0).collect::<Vec<i64>>())
@@ -546,7 +618,7 @@ async fn insert_vault_keys(
         Owner::Party => "party_key",
     };
     sqlx::query(AssertSqlSafe(format!(
-        "INSERT INTO vault_keys (key, kind, {column})
+        "INSERT INTO vault.vault_keys (key, kind, {column})
          SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING"
     )))
     .bind(&lookup)
@@ -603,7 +675,7 @@ async fn insert_parties(
     entries.sort_unstable_by(|a, b| (a.0, a.1.as_str(), a.2).cmp(&(b.0, b.1.as_str(), b.2)));
     entries.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2);
     sqlx::query(
-        "INSERT INTO party_vault (party_key, kind, value)
+        "INSERT INTO vault.party_vault (party_key, kind, value)
          SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING",
     )
     .bind(entries.iter().map(|e| e.0).collect::<Vec<i64>>())
@@ -1056,6 +1128,8 @@ pub async fn drop_database(url: &str, name: &str) -> Result<(), StoreError> {
     pool.close().await;
     Ok(())
 }
+
+pub mod retention;
 
 #[cfg(test)]
 mod tests {

@@ -24,7 +24,7 @@ struct VaultCheck {
 impl VaultCheck {
     async fn load(pool: &sqlx::PgPool) -> VaultCheck {
         let rows = sqlx::query(
-            "SELECT kind, value FROM phi_vault WHERE kind NOT IN ('name_prefix', 'name_suffix')",
+            "SELECT kind, value FROM vault.phi_vault WHERE kind NOT IN ('name_prefix', 'name_suffix')",
         )
         .fetch_all(pool)
         .await
@@ -285,8 +285,8 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
     // A body-weight reading: its patient, day, value and names.
     let row = sqlx::query(
         "SELECT f.patient_key, p.fhir_id, f.day, f.sentences,
-                (SELECT value FROM phi_vault v WHERE v.patient_key = f.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,
-                (SELECT value FROM phi_vault v WHERE v.patient_key = f.patient_key AND kind = 'family_name' ORDER BY value LIMIT 1) AS family
+                (SELECT value FROM vault.phi_vault v WHERE v.patient_key = f.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1) AS given,
+                (SELECT value FROM vault.phi_vault v WHERE v.patient_key = f.patient_key AND kind = 'family_name' ORDER BY value LIMIT 1) AS family
          FROM facts f JOIN patients p USING (patient_key)
          WHERE f.sentences LIKE '%Code is Body Weight. Value is %'
          ORDER BY f.patient_key, f.day LIMIT 1",
@@ -361,7 +361,7 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
 
     // Another patient, the one the limited requester may not see.
     let other: (i64, String, String) = sqlx::query_as(
-        "SELECT p.patient_key, p.fhir_id, (SELECT value FROM phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1)
+        "SELECT p.patient_key, p.fhir_id, (SELECT value FROM vault.phi_vault v WHERE v.patient_key = p.patient_key AND kind = 'given_name' ORDER BY value LIMIT 1)
          FROM patients p WHERE p.patient_key <> $1 ORDER BY p.patient_key LIMIT 1",
     )
     .bind(weight_patient)
@@ -567,7 +567,7 @@ async fn answers_are_useful_restricted_limited_and_guarded() {
 
     // A model server that leaks on purpose: its replies quote the patient's name and phone.
     let phone: String = sqlx::query_scalar(
-        "SELECT value FROM phi_vault WHERE patient_key = $1 AND kind = 'phone' LIMIT 1",
+        "SELECT value FROM vault.phi_vault WHERE patient_key = $1 AND kind = 'phone' LIMIT 1",
     )
     .bind(weight_patient)
     .fetch_one(pool)
@@ -639,7 +639,7 @@ async fn serve_ingests_and_answers_a_signed_query() {
         .await;
     let store = run.store().await;
     let (fhir_id, given): (String, String) = sqlx::query_as(
-        "SELECT p.fhir_id, v.value FROM patients p JOIN phi_vault v USING (patient_key)
+        "SELECT p.fhir_id, v.value FROM patients p JOIN vault.phi_vault v USING (patient_key)
          WHERE v.kind = 'given_name'
            AND EXISTS (SELECT 1 FROM facts f WHERE f.patient_key = p.patient_key AND f.resource_type = 'Condition')
          ORDER BY p.fhir_id, v.value LIMIT 1",

@@ -218,7 +218,7 @@ async fn corrections_retract_move_and_rebuild_documents() {
     assert_eq!(documents(&pool, "", "pa").await.len(), 2);
     // The vault keeps pb's name, so that the guard still recognises it.
     let vault: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM phi_vault v JOIN patients p USING (patient_key) WHERE p.fhir_id = 'pb'",
+        "SELECT count(*) FROM vault.phi_vault v JOIN patients p USING (patient_key) WHERE p.fhir_id = 'pb'",
     )
     .fetch_one(&pool)
     .await

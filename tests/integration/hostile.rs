@@ -127,6 +127,10 @@ async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
             &max_bytes,
             "--entry-parse-timeout-ms",
             "5000",
+            // Some HL7 cases make the typed parser spin for ever: this test is about the stream
+            // going on past each of them (the cap has its own test below).
+            "--max-stuck-parsers",
+            "64",
         ],
     );
     run.wait_committed(messages.len() as i64, Duration::from_secs(900), &mut worker)
@@ -252,5 +256,48 @@ async fn hostile_input_is_dead_lettered_and_the_stream_carries_on() {
     let (status, _, log) = worker.terminate();
     assert!(status.success(), "{log}");
     store.pool().close().await;
+    run.cleanup().await;
+}
+
+/// A worker whose parser threads are stuck on hostile entries exits non-zero for its supervisor
+/// to restart it (the only way to stop them), after committing the message that left the last
+/// one behind and before taking the next.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_with_too_many_stuck_parsers_exits_for_its_supervisor() {
+    let run = TestRun::new("stuck").await;
+    // A DSTU2 `fhir_comments` array: fhirbolt 0.4 never returns on it.
+    let spinning = std::fs::read(
+        shared_data().join("fhir-r4/invalid-fhir-test-cases/cases/json-comments.json"),
+    )
+    .unwrap();
+    let valid = std::fs::read(patient_files_by_size()[0].clone()).unwrap();
+    let valid = if valid.starts_with(b"BZh") {
+        read_bz2(&patient_files_by_size()[0])
+    } else {
+        valid
+    };
+    run.publish(&[(None, &spinning), (None, &valid)]).await;
+    let mut worker = run.spawn_worker(
+        "stuck",
+        &[
+            "--embedder",
+            "hashed",
+            "--entry-parse-timeout-ms",
+            "300",
+            "--max-stuck-parsers",
+            "1",
+            "--in-flight",
+            "1",
+        ],
+    );
+    let status = worker.wait_exit(Duration::from_secs(120)).await;
+    assert!(!status.success(), "exits non-zero");
+    let log = worker.log_text();
+    assert!(log.contains("parser threads are stuck"), "{log}");
+    assert_eq!(
+        run.committed_total(),
+        1,
+        "the hostile message is committed (its entry dead-lettered), the next one is left for the restart"
+    );
     run.cleanup().await;
 }

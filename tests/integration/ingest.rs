@@ -92,7 +92,7 @@ async fn synthea_archive_is_ingested_exactly_once_and_replays_change_nothing() {
 
     // No PHI in the logs: every distinctive vault string is absent from the worker's log.
     let vault: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT value FROM phi_vault
+        "SELECT DISTINCT value FROM vault.phi_vault
          WHERE kind IN ('full_name', 'given_name', 'family_name', 'maiden_name', 'phone', 'ssn', 'mrn',
                         'drivers_license', 'passport', 'address_line', 'address', 'birth_date')
            AND length(value) >= 5",

@@ -13,5 +13,6 @@ mod model;
 mod openai_fixture;
 mod privacy;
 mod reliability;
+mod security;
 mod support;
 mod watchdog;

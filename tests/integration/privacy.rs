@@ -124,7 +124,7 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
     }
     assert!(planted.contains("daughter"), "{planted}");
     let known: Vec<String> = sqlx::query_scalar(
-        "SELECT kind FROM vault_keys WHERE key IN ('t:okonkwo', 't:chidinma', 'd:2079460958') ORDER BY kind",
+        "SELECT kind FROM vault.vault_keys WHERE key IN ('t:okonkwo', 't:chidinma', 'd:2079460958') ORDER BY kind",
     )
     .fetch_all(pool)
     .await
@@ -376,8 +376,8 @@ async fn answers_tell_nothing_about_people_outside_the_scope() {
 
     // Nothing of either patient's or the planted people's identity in any answer or the log.
     let vault: Vec<String> = sqlx::query(
-        "SELECT value FROM phi_vault WHERE kind IN ('given_name', 'family_name', 'phone')
-         UNION SELECT value FROM party_vault WHERE kind IN ('person_name', 'phone')",
+        "SELECT value FROM vault.phi_vault WHERE kind IN ('given_name', 'family_name', 'phone')
+         UNION SELECT value FROM vault.party_vault WHERE kind IN ('person_name', 'phone')",
     )
     .fetch_all(pool)
     .await

@@ -130,9 +130,40 @@ pub async fn assert_documents_match(
 /// The services, as `scripts/services.sh env` describes them.
 pub struct Services {
     pub brokers: String,
+    /// The superuser: creates each test's database and the extension (the DBA's part), and
+    /// reads tables for the tests' own checks.
     pub database_url: String,
+    /// The least-privilege roles (`migrator`, `ingest`, `answer`, `gateway`), over TLS with the
+    /// server's certificate verified, as `scripts/services.sh env` gives them.
+    pub role_urls: BTreeMap<&'static str, String>,
     pub model_dir: PathBuf,
+    /// librdkafka settings every client of this run uses (TLS for the mutual-TLS broker).
+    pub kafka_options: Vec<String>,
 }
+
+/// The test certificates `scripts/services.sh` makes (`ca.crt`, `client.crt`, `rogue-ca.crt`, …).
+pub fn tls_file(name: &str) -> PathBuf {
+    std::env::var_os("FHIR_RAG_TLS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".services/tls"))
+        .join(name)
+}
+
+/// Client settings for the broker behind mutual TLS, with the CA to trust and the client
+/// certificate to present.
+pub fn tls_options(ca: &str, client: &str) -> Vec<String> {
+    let file = |n: String| tls_file(&n).display().to_string();
+    vec![
+        "security.protocol=ssl".into(),
+        format!("ssl.ca.location={}", file(format!("{ca}.crt"))),
+        format!("ssl.certificate.location={}", file(format!("{client}.crt"))),
+        format!("ssl.key.location={}", file(format!("{client}.key"))),
+        "ssl.endpoint.identification.algorithm=https".into(),
+    ]
+}
+
+/// The database roles `scripts/services.sh` creates.
+pub const ROLES: [&str; 4] = ["migrator", "ingest", "answer", "gateway"];
 
 impl Services {
     pub fn from_env() -> Self {
@@ -141,6 +172,17 @@ impl Services {
                 .unwrap_or_else(|_| "127.0.0.1:19092".into()),
             database_url: std::env::var("FHIR_RAG_DATABASE_URL")
                 .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:54329/fhir_rag".into()),
+            role_urls: ROLES
+                .iter()
+                .map(|role| {
+                    let var = format!("FHIR_RAG_{}_DATABASE_URL", role.to_uppercase());
+                    let url = std::env::var(&var).unwrap_or_else(|_| {
+                        panic!("{var} is not set: run the tests after `eval \"$(scripts/services.sh env)\"`")
+                    });
+                    (*role, url)
+                })
+                .collect(),
+            kafka_options: Vec::new(),
             model_dir: std::env::var_os("FHIR_RAG_MODEL_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| {
@@ -154,7 +196,7 @@ impl Services {
             brokers: self.brokers.clone(),
             max_message_bytes: 32 * 1024 * 1024,
             session_timeout_ms: 6000,
-            kafka_options: Vec::new(),
+            kafka_options: self.kafka_options.clone(),
             watchdog: fhir_rag::bus::consume::WatchdogConfig {
                 stall_timeout_secs: 1200,
                 max_message_secs: 900,
@@ -183,6 +225,43 @@ pub struct TestRun {
     pub worker_keys: Verifier,
 }
 
+/// What the DBA and the deployment do before any worker starts: the extension (superuser), the
+/// database handed to the migration role, and `fhir-rag migrate` run as that role over TLS.
+async fn prepare_database(services: &Services, superuser_url: &str, database: &str) {
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect(superuser_url)
+        .await
+        .unwrap();
+    for sql in [
+        "CREATE EXTENSION IF NOT EXISTS vector".to_string(),
+        format!("ALTER DATABASE {database} OWNER TO fhir_rag_migrator"),
+        format!("REVOKE ALL ON DATABASE {database} FROM PUBLIC"),
+        format!(
+            "GRANT CONNECT ON DATABASE {database} TO fhir_rag_ingest, fhir_rag_answer, fhir_rag_gateway"
+        ),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+    let output = Command::new(env!("CARGO_BIN_EXE_fhir-rag"))
+        .args(["--log-format", "text", "migrate"])
+        .current_dir(repo())
+        .env(
+            "FHIR_RAG_DATABASE_URL",
+            store::with_database(&services.role_urls["migrator"], database),
+        )
+        .env("FHIR_RAG_MODEL_DIR", &services.model_dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run fhir-rag migrate");
+    assert!(
+        output.status.success(),
+        "fhir-rag migrate as the migration role failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// Real Ed25519 keys for a test run, written as the deployment would: private keys (mode 600)
 /// and JWK sets of their public halves.
 fn make_keys(dir: &Path) -> (Signer, Verifier) {
@@ -208,7 +287,20 @@ fn make_keys(dir: &Path) -> (Signer, Verifier) {
 
 impl TestRun {
     pub async fn new(label: &str) -> Self {
-        let services = Services::from_env();
+        Self::with_services(label, Services::from_env()).await
+    }
+
+    /// A run whose every Kafka client (workers, producers, the harness's consumers) talks to the
+    /// broker behind mutual TLS, with the test CA and client certificate.
+    pub async fn over_tls(label: &str) -> Self {
+        let mut services = Services::from_env();
+        services.brokers = std::env::var("FHIR_RAG_KAFKA_TLS_BROKERS")
+            .unwrap_or_else(|_| "127.0.0.1:19093".into());
+        services.kafka_options = tls_options("ca", "client");
+        Self::with_services(label, services).await
+    }
+
+    async fn with_services(label: &str, services: Services) -> Self {
         let id = format!(
             "{label}_{}_{}_{}",
             std::process::id(),
@@ -219,6 +311,7 @@ impl TestRun {
         let database_url = store::create_database(&services.database_url, &database)
             .await
             .expect("create a test database (is scripts/services.sh up?)");
+        prepare_database(&services, &database_url, &database).await;
         let contracts = topics::load_contracts(&repo().join("topics")).unwrap();
         let suffix = format!(".{id}");
         topics::apply(&services.bus(), &contracts, 1, |name| {
@@ -254,6 +347,12 @@ impl TestRun {
         .unwrap()
     }
 
+    /// This run's database as `role` (`migrator`, `ingest`, `answer` or `gateway`) reaches it:
+    /// over TLS, with the role's password.
+    pub fn role_url(&self, role: &str) -> String {
+        store::with_database(&self.services.role_urls[role], &self.database)
+    }
+
     /// The `fhir-rag` binary with this run's settings in its environment.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_fhir-rag"));
@@ -277,6 +376,12 @@ impl TestRun {
             .env("FHIR_RAG_WORKER_KEYS", self.key_file("worker.jwks"))
             .env("RUST_LOG", "debug,rdkafka=info,sqlx=info,tokenizers=info")
             .env("NO_COLOR", "1");
+        if !self.services.kafka_options.is_empty() {
+            command.env(
+                "FHIR_RAG_KAFKA_OPTIONS",
+                self.services.kafka_options.join(";"),
+            );
+        }
         command
     }
 
@@ -297,6 +402,13 @@ impl TestRun {
         let mut args = vec!["--log-format", "text", role];
         args.extend_from_slice(extra);
         let mut command = self.command(&args);
+        // Each worker connects as its own least-privilege role; `serve` runs both workers in one
+        // process and so needs the rights of both (the migration role stands in for that union).
+        let db_role = match role {
+            "ingest" | "answer" | "gateway" => role,
+            _ => "migrator",
+        };
+        command.env("FHIR_RAG_DATABASE_URL", self.role_url(db_role));
         if extra.contains(&"--insecure-unsigned-queries") {
             command
                 .env_remove("FHIR_RAG_GATEWAY_KEYS")
@@ -643,6 +755,22 @@ pub struct Worker {
 }
 
 impl Worker {
+    /// Waits for the process to exit by itself, at most `timeout`; its exit status.
+    pub async fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                started.elapsed() < timeout,
+                "the process did not exit within {timeout:?}; log:\n{}",
+                self.log_tail()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }

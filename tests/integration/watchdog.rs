@@ -99,18 +99,7 @@ async fn serve_exits_non_zero_when_a_worker_dies() {
             "rules://",
         ],
     );
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = serve.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(90),
-            "serve did not stop:\n{}",
-            serve.log_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    };
+    let status = serve.wait_exit(Duration::from_secs(90)).await;
     let log = serve.log_text();
     assert!(!status.success(), "serve must exit non-zero\n{log}");
     assert!(log.contains("stopping the answer worker"), "{log}");
