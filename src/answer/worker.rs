@@ -263,6 +263,10 @@ impl Handler for AnswerHandler<'_> {
         futures::future::ready(()).boxed_local()
     }
 
+    fn dead_letters(&self) -> Option<(&FutureProducer, &str)> {
+        Some((self.dlq, self.engine.config().query_dlq_topic.as_str()))
+    }
+
     async fn handle(
         &self,
         message: &OwnedMessage,

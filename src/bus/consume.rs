@@ -64,6 +64,14 @@ pub trait Handler {
         prepared: Self::Prepared,
         shutdown: watch::Receiver<bool>,
     ) -> Result<bool, Self::Error>;
+    /// Where a message this worker cannot even fetch or decode goes (the client fails on it
+    /// before the handler sees it): a producer and the dead-letter topic. The loop finds the
+    /// message's position, dead-letters it there (value empty, the position in the headers) and
+    /// moves past it, so that one such message never blocks its partition. None: the worker stays
+    /// on it and the watchdog stops it.
+    fn dead_letters(&self) -> Option<(&rdkafka::producer::FutureProducer, &str)> {
+        None
+    }
     /// Called after each commit: an error stops the worker there (the messages after the
     /// committed one stay for the next owner). For a worker that can no longer go on safely.
     fn after_commit(&self) -> Result<(), Self::Error> {
@@ -260,6 +268,8 @@ pub async fn consume<H: Handler>(
     let mut busy: BTreeSet<i32> = BTreeSet::new();
     let mut running = FuturesUnordered::new();
     let (mut in_flight, mut in_flight_bytes) = (0usize, 0usize);
+    // Client errors about one message (its fetch or decoding) since the last message arrived.
+    let mut undecodable_errors = 0u32;
     let mut stopping = *shutdown.borrow();
     loop {
         // Start the oldest waiting message of each idle partition, up to the limit.
@@ -345,13 +355,24 @@ pub async fn consume<H: Handler>(
                         prepared,
                     });
                     received += 1;
+                    undecodable_errors = 0;
                     watchdog.fetched();
                 }
-                // librdkafka retries by itself; the watchdog notices if it never recovers (a
-                // message the client cannot decode fails here forever, and nothing else moves).
+                // librdkafka retries by itself; the watchdog notices if it never recovers. A
+                // message the client cannot decode fails here for ever: once nothing else is in
+                // hand, it is found, dead-lettered by position and skipped.
                 Err(e) => {
                     tracing::warn!(worker = settings.worker, error = %e, "kafka consumer error");
                     watchdog.client_error(Instant::now());
+                    if undecodable(&e) {
+                        undecodable_errors += 1;
+                    }
+                    if undecodable_errors >= 3 && in_flight == 0 {
+                        undecodable_errors = 0;
+                        if skip_undecodable(&consumer, bus, settings, handler, &e).await? {
+                            watchdog.progress();
+                        }
+                    }
                 }
             },
             _ = sleep_or_forever(idle_wait) => {
@@ -373,6 +394,156 @@ pub async fn consume<H: Handler>(
         }
     }
     Ok(consumed)
+}
+
+/// Whether a consumer error is about one message the client cannot fetch or decode (rather
+/// than the connection or the broker).
+fn undecodable(error: &rdkafka::error::KafkaError) -> bool {
+    use rdkafka::error::{KafkaError, RDKafkaErrorCode as Code};
+    matches!(
+        error,
+        KafkaError::MessageConsumption(
+            Code::BadCompression
+                | Code::BadMessage
+                | Code::InvalidMessage
+                | Code::MessageSizeTooLarge
+                | Code::InvalidMessageSize
+        )
+    )
+}
+
+/// Finds the message the consumer fails on (each owned partition is read at its next offset by
+/// a probe client with the same settings; the one that fails the same way is it), dead-letters
+/// it by position with an empty value, commits past it and seeks past it. True when one was
+/// skipped; false when it could not be told which (then nothing is skipped).
+async fn skip_undecodable<H: Handler>(
+    consumer: &StreamConsumer<Context>,
+    bus: &BusConfig,
+    settings: &LoopSettings,
+    handler: &H,
+    error: &rdkafka::error::KafkaError,
+) -> Result<bool, H::Error> {
+    let Some((producer, dlq_topic)) = handler.dead_letters() else {
+        return Ok(false);
+    };
+    if tokio::runtime::Handle::current().runtime_flavor()
+        != tokio::runtime::RuntimeFlavor::MultiThread
+    {
+        return Ok(false);
+    }
+    let culprits = tokio::task::block_in_place(|| find_undecodable(consumer, bus));
+    let [(topic, partition, offset)] = culprits.as_slice() else {
+        tracing::warn!(
+            worker = settings.worker,
+            candidates = culprits.len(),
+            "a message cannot be decoded, but not one position could be told: nothing skipped"
+        );
+        return Ok(false);
+    };
+    let letter = super::DeadLetter {
+        error_kind: "undecodable",
+        disposition: "rejected",
+        reason: format!(
+            "the consumer cannot fetch or decode the message at this position ({error});              nothing of it was read: send it again from its source (check its compressed and              decompressed size against the topic's max.message.bytes and the consumers'              receive.message.max.bytes)"
+        ),
+        source: Some((topic.as_str(), *partition, *offset)),
+    };
+    super::publish_dead_letter(producer, dlq_topic, None, b"", &letter).await?;
+    let mut next = TopicPartitionList::new();
+    next.add_partition_offset(topic, *partition, Offset::Offset(offset + 1))
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    consumer
+        .commit(&next, CommitMode::Sync)
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    drop(next);
+    consumer
+        .seek(
+            topic,
+            *partition,
+            Offset::Offset(offset + 1),
+            Duration::from_secs(10),
+        )
+        .map_err(|e| BusError::Client(e.to_string()))?;
+    tracing::error!(worker = settings.worker, %topic, partition, offset,
+        "a message the client cannot decode was dead-lettered by position and skipped");
+    Ok(true)
+}
+
+/// The owned partitions whose next message the client cannot read: (topic, partition, offset).
+fn find_undecodable(
+    consumer: &StreamConsumer<Context>,
+    bus: &BusConfig,
+) -> Vec<(String, i32, i64)> {
+    let Ok(assignment) = consumer.assignment() else {
+        return Vec::new();
+    };
+    let positions = consumer.position().ok();
+    let committed = consumer.committed(Duration::from_secs(5)).ok();
+    let offset_in = |list: &Option<TopicPartitionList>, topic: &str, partition: i32| {
+        list.as_ref()
+            .and_then(|l| l.find_partition(topic, partition))
+            .and_then(|p| match p.offset() {
+                Offset::Offset(o) => Some(o),
+                _ => None,
+            })
+    };
+    let mut culprits = Vec::new();
+    for element in assignment.elements() {
+        let (topic, partition) = (element.topic().to_string(), element.partition());
+        let next = offset_in(&positions, &topic, partition)
+            .or_else(|| offset_in(&committed, &topic, partition))
+            .or_else(|| {
+                consumer
+                    .fetch_watermarks(&topic, partition, Duration::from_secs(5))
+                    .ok()
+                    .map(|(low, _)| low)
+            });
+        let Some(next) = next else { continue };
+        if probe_fails(bus, &topic, partition, next) {
+            culprits.push((topic, partition, next));
+        }
+    }
+    drop(positions);
+    drop(committed);
+    drop(assignment);
+    culprits
+}
+
+/// Reads one message at `offset` with a throwaway client of the same settings (no group, no
+/// commits): whether it fails as the consumer does.
+fn probe_fails(bus: &BusConfig, topic: &str, partition: i32, offset: i64) -> bool {
+    let mut config = bus.consumer("fhir-rag-probe");
+    config
+        .set("enable.auto.commit", "false")
+        // A partition with nothing at `offset` says so at once.
+        .set("enable.partition.eof", "true");
+    let Ok(probe) = config.create::<BaseConsumer>() else {
+        return false;
+    };
+    let mut list = TopicPartitionList::new();
+    if list
+        .add_partition_offset(topic, partition, Offset::Offset(offset))
+        .is_err()
+        || probe.assign(&list).is_err()
+    {
+        return false;
+    }
+    drop(list);
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let mut failures = 0;
+    while std::time::Instant::now() < deadline {
+        match probe.poll(Duration::from_millis(500)) {
+            Some(Ok(_)) | Some(Err(rdkafka::error::KafkaError::PartitionEOF(_))) => return false,
+            Some(Err(e)) if undecodable(&e) => {
+                failures += 1;
+                if failures >= 2 {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 fn payload_len(message: &OwnedMessage) -> usize {

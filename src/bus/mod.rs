@@ -24,6 +24,9 @@ fn kafka_option(text: &str) -> Result<String, String> {
     }
 }
 
+/// The largest response (and decompressed message set) a consumer takes: 256 MiB.
+pub const RECEIVE_MAX_BYTES: usize = 256 * 1024 * 1024;
+
 /// Where the bus is and how clients behave on it.
 #[derive(Clone, clap::Args)]
 pub struct BusConfig {
@@ -141,9 +144,14 @@ impl BusConfig {
             )
             .set("max.partition.fetch.bytes", fetch.to_string())
             .set("fetch.max.bytes", (fetch * 2).to_string())
+            // Also the most a compressed message set may decompress to: librdkafka grows its
+            // buffer by thirds up to this when the frame does not say its size, so a bundle the
+            // ingest worker accepts (--max-bundle-bytes, 64 MiB) needs about three times that. A
+            // small compressed message that decompresses past it cannot be read at all (it is
+            // dead-lettered by position).
             .set(
                 "receive.message.max.bytes",
-                (fetch * 2 + 1024 * 1024).to_string(),
+                (fetch * 2 + 1024 * 1024).max(RECEIVE_MAX_BYTES).to_string(),
             )
             // Bound what librdkafka prefetches: backpressure must reach the broker, not memory.
             .set("queued.max.messages.kbytes", (fetch * 2 / 1024).to_string())

@@ -342,6 +342,10 @@ impl Handler for IngestHandler<'_> {
         Ok(handled)
     }
 
+    fn dead_letters(&self) -> Option<(&FutureProducer, &str)> {
+        Some((self.ingest.producer, self.ingest.config.dlq_topic.as_str()))
+    }
+
     /// The message that left a parser thread behind was handled (its entry dead-lettered) and
     /// committed; past the cap the worker stops before the next one, which stays for its
     /// restart.

@@ -301,3 +301,73 @@ async fn a_worker_with_too_many_stuck_parsers_exits_for_its_supervisor() {
     );
     run.cleanup().await;
 }
+
+/// A message the consumer cannot decode (here: zstd-compressed by another client to a few
+/// kilobytes, 300 MB once decompressed, past the consumers' receive limit) never blocks its
+/// partition: it is dead-lettered by position, with an empty value, and the messages behind it
+/// are stored. A bundle of 40 MB compressed the same way is read and stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_the_client_cannot_decode_is_dead_lettered_by_position() {
+    use rdkafka::producer::{FutureProducer, FutureRecord};
+    let run = TestRun::new("undecodable").await;
+    // Another producer, with a larger message limit than fhir-rag's own.
+    let mut bus = run.services.bus();
+    bus.max_message_bytes = 400 * 1024 * 1024;
+    let producer: FutureProducer = bus.producer().create().unwrap();
+    let narrative = "a".repeat(40 * 1024 * 1024);
+    let big = serde_json::to_vec(&serde_json::json!({
+        "resourceType": "Bundle", "type": "collection", "entry": [{"resource": {
+            "resourceType": "Patient", "id": "big-narrative", "gender": "female",
+            "birthDate": "1970-01-01",
+            "text": {"status": "generated",
+                     "div": format!("<div xmlns=\"http://www.w3.org/1999/xhtml\">{narrative}</div>")}}}]
+    }))
+    .unwrap();
+    drop(narrative);
+    let undecodable = vec![b' '; 300 * 1024 * 1024];
+    let after = read_bz2(&patient_files_by_size()[0]);
+    let mut offsets = Vec::new();
+    for payload in [&big, &undecodable, &after] {
+        let delivery = producer
+            .send(
+                FutureRecord::<(), _>::to(&run.bundle_topic)
+                    .partition(0)
+                    .payload(payload.as_slice()),
+                Duration::from_secs(120),
+            )
+            .await
+            .map_err(|(e, _)| e)
+            .expect("the topic takes it: compressed, it is small");
+        offsets.push(delivery.offset);
+    }
+    drop((undecodable, big, producer));
+    let mut worker = run.spawn_worker("undecodable", &["--embedder", "hashed"]);
+    run.wait_committed(3, Duration::from_secs(600), &mut worker)
+        .await;
+    let letters = run.dead_letters(1, Duration::from_secs(60));
+    let letter = letters
+        .iter()
+        .find(|l| l.kind() == "undecodable")
+        .unwrap_or_else(|| panic!("no undecodable dead letter: {letters:?}"));
+    assert_eq!(letter.source_offset(), Some(offsets[1]), "{letter:?}");
+    assert!(letter.payload.is_empty());
+    let store = run.store().await;
+    let (big_stored, others): (i64, i64) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE fhir_id LIKE '%big-narrative'),
+                count(*) FILTER (WHERE fhir_id NOT LIKE '%big-narrative')
+         FROM patients p WHERE EXISTS (SELECT 1 FROM facts f WHERE f.patient_key = p.patient_key)",
+    )
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(big_stored, 1, "the 40 MB bundle is stored");
+    assert!(
+        others >= 1,
+        "the bundle behind the undecodable message is stored"
+    );
+    let log = worker.log_text();
+    assert!(log.contains("dead-lettered by position"), "{log}");
+    worker.terminate();
+    store.pool().close().await;
+    run.cleanup().await;
+}
