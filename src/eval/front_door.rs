@@ -152,6 +152,8 @@ impl FrontDoor {
             break_glass_per_day: 10,
             identity_source: String::new(),
             max_concurrent: 64,
+            max_connections: 256,
+            request_read_secs: 10,
             max_per_principal: 8,
         };
         let token_config = TokenConfig {

@@ -15,6 +15,8 @@
 //! token whose scopes grant no question gets 403 `insufficient_scope`. The request body has no
 //! field for patients, roles or requester ids: they come from the token and the store.
 
+mod listener;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -112,6 +114,13 @@ pub struct GatewayConfig {
     /// Requests handled at once (more wait, then 503).
     #[arg(long, env = "FHIR_RAG_GATEWAY_MAX_CONCURRENT", default_value_t = 256)]
     pub max_concurrent: usize,
+    /// Connections open at once; more are closed as they arrive.
+    #[arg(long, env = "FHIR_RAG_GATEWAY_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's head, and then its body: a client that never
+    /// finishes a request is dropped.
+    #[arg(long, env = "FHIR_RAG_GATEWAY_REQUEST_READ_SECS", default_value_t = 10)]
+    pub request_read_secs: u64,
     /// Requests one principal may have in flight at once (more: 429).
     #[arg(long, env = "FHIR_RAG_GATEWAY_MAX_PER_PRINCIPAL", default_value_t = 8)]
     pub max_per_principal: usize,
@@ -310,7 +319,7 @@ pub async fn run(
     tokens: TokenConfig,
     bus: &BusConfig,
     pool: PgPool,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) -> Result<(), GatewayError> {
     let tokens = TokenVerifier::new(tokens).map_err(GatewayError::Token)?;
     match tokens.refresh().await {
@@ -348,10 +357,14 @@ pub async fn run(
     let listener = tokio::net::TcpListener::bind(gateway.config.listen).await?;
     tracing::info!(addr = %gateway.config.listen, "gateway listening");
     let app = router(gateway.clone());
-    let served = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = shutdown.wait_for(|stop| *stop).await;
-    });
-    let result = served.await;
+    let read = Duration::from_secs(gateway.config.request_read_secs.max(1));
+    let limits = listener::Limits {
+        max_connections: gateway.config.max_connections,
+        header_timeout: read,
+        body_timeout: read,
+        max_lifetime: Duration::from_secs(600),
+    };
+    let result = listener::serve(listener, app, limits, shutdown).await;
     intake.abort();
     result.map_err(GatewayError::Io)
 }
