@@ -444,26 +444,41 @@ async fn skip_undecodable<H: Handler>(
         error_kind: "undecodable",
         disposition: "rejected",
         reason: format!(
-            "the consumer cannot fetch or decode the message at this position ({error});              nothing of it was read: send it again from its source (check its compressed and              decompressed size against the topic's max.message.bytes and the consumers'              receive.message.max.bytes)"
+            "the consumer cannot fetch or decode the message at this position ({error}); \
+             nothing of it was read: send it again from its source (check its compressed and \
+             decompressed size against the topic's max.message.bytes and the consumers' \
+             receive.message.max.bytes)"
         ),
         source: Some((topic.as_str(), *partition, *offset)),
     };
     super::publish_dead_letter(producer, dlq_topic, None, b"", &letter).await?;
     let mut next = TopicPartitionList::new();
-    next.add_partition_offset(topic, *partition, Offset::Offset(offset + 1))
-        .map_err(|e| BusError::Client(e.to_string()))?;
-    consumer
-        .commit(&next, CommitMode::Sync)
-        .map_err(|e| BusError::Client(e.to_string()))?;
+    let moved = next
+        .add_partition_offset(topic, *partition, Offset::Offset(offset + 1))
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            consumer
+                .commit(&next, CommitMode::Sync)
+                .map_err(|e| e.to_string())
+        })
+        .and_then(|()| {
+            consumer
+                .seek(
+                    topic,
+                    *partition,
+                    Offset::Offset(offset + 1),
+                    Duration::from_secs(10),
+                )
+                .map_err(|e| e.to_string())
+        });
     drop(next);
-    consumer
-        .seek(
-            topic,
-            *partition,
-            Offset::Offset(offset + 1),
-            Duration::from_secs(10),
-        )
-        .map_err(|e| BusError::Client(e.to_string()))?;
+    if let Err(e) = moved {
+        // After a rebalance the partition may be another worker's: it finds the message itself
+        // (a second dead letter of the same position at worst). Not a reason to stop.
+        tracing::warn!(worker = settings.worker, %topic, partition, offset, error = %e,
+            "dead-lettered, but could not move past it");
+        return Ok(false);
+    }
     tracing::error!(worker = settings.worker, %topic, partition, offset,
         "a message the client cannot decode was dead-lettered by position and skipped");
     Ok(true)
