@@ -269,7 +269,13 @@ pub async fn consume<H: Handler>(
     let mut running = FuturesUnordered::new();
     let (mut in_flight, mut in_flight_bytes) = (0usize, 0usize);
     // Client errors about one message (its fetch or decoding) since the last message arrived.
+    // (Counted across messages of other partitions: errors further apart than
+    // UNDECODABLE_QUIET start the count again; after a search that found nothing, the next
+    // waits UNDECODABLE_BACKOFF.)
     let mut undecodable_errors = 0u32;
+    let mut last_undecodable: Option<Instant> = None;
+    let mut no_search_before: Option<Instant> = None;
+    let mut undecodable_error: Option<rdkafka::error::KafkaError> = None;
     let mut stopping = *shutdown.borrow();
     loop {
         // Start the oldest waiting message of each idle partition, up to the limit.
@@ -301,7 +307,21 @@ pub async fn consume<H: Handler>(
         if running.is_empty() && (stopping || (enough && in_flight == 0)) {
             break;
         }
+        // Three errors of one message the client cannot decode (librdkafka repeats it about
+        // twice a second, whatever other partitions deliver): no new message is taken until
+        // those in hand are done, then it is looked for, dead-lettered and skipped.
+        if undecodable_errors >= 3 && in_flight == 0 && !stopping {
+            undecodable_errors = 0;
+            if let Some(error) = undecodable_error.take() {
+                if skip_undecodable(&consumer, bus, settings, handler, &error).await? {
+                    watchdog.progress();
+                } else {
+                    no_search_before = Some(Instant::now() + UNDECODABLE_BACKOFF);
+                }
+            }
+        }
         let room = !stopping
+            && undecodable_errors < 3
             && !enough
             && (in_flight == 0
                 || (in_flight < settings.in_flight.max(1)
@@ -355,7 +375,6 @@ pub async fn consume<H: Handler>(
                         prepared,
                     });
                     received += 1;
-                    undecodable_errors = 0;
                     watchdog.fetched();
                 }
                 // librdkafka retries by itself; the watchdog notices if it never recovers. A
@@ -365,12 +384,14 @@ pub async fn consume<H: Handler>(
                     tracing::warn!(worker = settings.worker, error = %e, "kafka consumer error");
                     watchdog.client_error(Instant::now());
                     if undecodable(&e) {
-                        undecodable_errors += 1;
-                    }
-                    if undecodable_errors >= 3 && in_flight == 0 {
-                        undecodable_errors = 0;
-                        if skip_undecodable(&consumer, bus, settings, handler, &e).await? {
-                            watchdog.progress();
+                        let now = Instant::now();
+                        if last_undecodable.is_some_and(|t| now - t > UNDECODABLE_QUIET) {
+                            undecodable_errors = 0;
+                        }
+                        last_undecodable = Some(now);
+                        if no_search_before.is_none_or(|t| now >= t) {
+                            undecodable_errors += 1;
+                            undecodable_error = Some(e);
                         }
                     }
                 }
@@ -395,6 +416,11 @@ pub async fn consume<H: Handler>(
     }
     Ok(consumed)
 }
+
+/// Undecodable-message errors further apart than this are not one message failing again.
+const UNDECODABLE_QUIET: Duration = Duration::from_secs(15);
+/// After a search for an undecodable message that found nothing, the next waits this long.
+const UNDECODABLE_BACKOFF: Duration = Duration::from_secs(60);
 
 /// Whether a consumer error is about one message the client cannot fetch or decode (rather
 /// than the connection or the broker).
