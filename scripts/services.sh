@@ -64,11 +64,16 @@ apt_install() {
 }
 
 # The tests make an RSA key with openssl (a token as most identity providers sign it); the demo
-# talks to the gateway with curl.
+# talks to the gateway with curl; librdkafka is built with OpenSSL (TLS and SASL/SCRAM to Kafka),
+# which needs its headers and pkg-config.
 install_tools() {
     if ! command -v openssl >/dev/null || ! command -v curl >/dev/null; then
         log "installing openssl and curl from Debian"
         apt_install openssl curl
+    fi
+    if ! command -v pkg-config >/dev/null || ! pkg-config --exists openssl 2>/dev/null; then
+        log "installing libssl-dev and pkg-config from Debian (librdkafka's TLS)"
+        apt_install libssl-dev pkg-config
     fi
 }
 

@@ -1535,15 +1535,6 @@ pub fn asks_age(question: &str) -> bool {
     HOW_OLD.is_match(question) || (AGE_WORD.is_match(question) && !AGE_AT_EVENT.is_match(question))
 }
 
-/// Whole years from `from` to `to`.
-pub fn years_between(from: NaiveDate, to: NaiveDate) -> u32 {
-    let mut years = to.year() - from.year();
-    if (to.month(), to.day()) < (from.month(), from.day()) {
-        years -= 1;
-    }
-    years.max(0) as u32
-}
-
 /// Every day the question names (any spelling the crate's date grammar reads).
 pub fn dates(question: &str) -> Vec<NaiveDate> {
     crate::text::dates::days(question)
@@ -2111,9 +2102,6 @@ mod tests {
         ] {
             assert!(!asks_age(q), "{q}");
         }
-        let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day).unwrap();
-        assert_eq!(years_between(d(1970, 5, 2), d(2026, 5, 1)), 55);
-        assert_eq!(years_between(d(1970, 5, 2), d(2026, 5, 2)), 56);
     }
 
     fn names(words: &[&str]) -> BTreeSet<String> {

@@ -33,6 +33,17 @@ async fn code_of(pool: &PgPool, sql: &str) -> Option<String> {
 
 const DENIED: &str = "42501";
 
+/// Every statement of `sqls` is refused to `role` for want of a privilege.
+async fn assert_denied(pool: &PgPool, role: &str, sqls: &[&str]) {
+    for sql in sqls {
+        assert_eq!(
+            code_of(pool, sql).await.as_deref(),
+            Some(DENIED),
+            "{role} role: {sql}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn each_role_holds_only_its_rights_over_tls() {
     let run = TestRun::new("roles").await;
@@ -82,28 +93,27 @@ async fn each_role_holds_only_its_rights_over_tls() {
     );
 
     // The answer role: no vault, no writes to what ingest owns, an insert-only audit, no DDL.
-    for sql in [
-        "SELECT * FROM vault.phi_vault",
-        "SELECT * FROM vault.vault_keys",
-        "SELECT * FROM vault.party_vault",
-        "INSERT INTO facts (patient_key, resource_type, resource_id, sentences)
+    assert_denied(
+        &answer,
+        "answer",
+        &[
+            "SELECT * FROM vault.phi_vault",
+            "SELECT * FROM vault.vault_keys",
+            "SELECT * FROM vault.party_vault",
+            "INSERT INTO facts (patient_key, resource_type, resource_id, sentences)
          SELECT patient_key, 'Condition', 'c1', 'x' FROM patients",
-        "DELETE FROM documents",
-        "UPDATE chunks SET text = ''",
-        "UPDATE answer_audit SET status = 'answered'",
-        "DELETE FROM answer_audit",
-        "TRUNCATE answer_audit",
-        "SELECT * FROM care_relationships",
-        "SELECT * FROM gateway_requests",
-        "CREATE TABLE stolen (x text)",
-        "ALTER TABLE chunks ADD COLUMN x text",
-    ] {
-        assert_eq!(
-            code_of(&answer, sql).await.as_deref(),
-            Some(DENIED),
-            "answer role: {sql}"
-        );
-    }
+            "DELETE FROM documents",
+            "UPDATE chunks SET text = ''",
+            "UPDATE answer_audit SET status = 'answered'",
+            "DELETE FROM answer_audit",
+            "TRUNCATE answer_audit",
+            "SELECT * FROM care_relationships",
+            "SELECT * FROM gateway_requests",
+            "CREATE TABLE stolen (x text)",
+            "ALTER TABLE chunks ADD COLUMN x text",
+        ],
+    )
+    .await;
     // What it may do: read documents, and reach the vault through its functions only, which
     // answer about the words it already has and give no name, no birth date, back.
     assert_eq!(code_of(&answer, "SELECT count(*) FROM chunks").await, None);
@@ -145,9 +155,36 @@ async fn each_role_holds_only_its_rights_over_tls() {
             .await
             .unwrap();
     assert_eq!(decade, Some(30), "born 1990-05-17: thirties, never the day");
+    // Whole years, counted to the birthday: the day before the 40th is still the thirties.
+    sqlx::query(
+        "WITH p AS (INSERT INTO patients (fhir_id) VALUES ('p39'), ('p40')
+                    RETURNING patient_key, fhir_id)
+         INSERT INTO vault.phi_vault (patient_key, kind, value)
+         SELECT patient_key, 'birth_date', to_char((now() AT TIME ZONE 'UTC')::date
+                - interval '40 years' + CASE fhir_id WHEN 'p39' THEN 1 ELSE 0 END * interval '1 day',
+                'YYYY-MM-DD')
+         FROM p",
+    )
+    .execute(admin.pool())
+    .await
+    .unwrap();
+    let decades: Vec<(String, Option<i32>)> = sqlx::query_as(
+        "SELECT fhir_id, vault.age_decade(patient_key) FROM patients
+         WHERE fhir_id IN ('p39', 'p40') ORDER BY fhir_id",
+    )
+    .fetch_all(&answer)
+    .await
+    .unwrap();
+    assert_eq!(
+        decades,
+        vec![("p39".into(), Some(30)), ("p40".into(), Some(40))]
+    );
     // The audit: its number, time and chain are the trigger's, not the inserter's; what others
     // asked about is not the answer role's to read.
-    for sql in [
+    assert_denied(
+        &answer,
+        "answer",
+        &[
         "INSERT INTO answer_audit (audit_id, query_id, requester_id, requester_role, status, backend,
              request_digest, document_ids, patient_keys, llm_calls, guard_report, total_ms)
          VALUES (999999, 'q', 'r', 'c', 'answered', 'rules', '\\x', '{}', '{}', 0, '{}', 1)",
@@ -157,16 +194,15 @@ async fn each_role_holds_only_its_rights_over_tls() {
         "SELECT patient_keys, guard_report FROM answer_audit",
         "CREATE TEMP TABLE answer_audit (audit_id bigint, row_hash bytea)",
         "UPDATE answer_audit_head SET last_id = 0",
-    ] {
-        assert_eq!(
-            code_of(&answer, sql).await.as_deref(),
-            Some(DENIED),
-            "answer role: {sql}"
-        );
-    }
+        ],
+    )
+    .await;
 
     // The gateway role: relationships and its own requests only.
-    for sql in [
+    assert_denied(
+        &gateway,
+        "gateway",
+        &[
         "SELECT * FROM facts",
         "SELECT * FROM chunks",
         "SELECT * FROM vault.phi_vault",
@@ -176,37 +212,32 @@ async fn each_role_holds_only_its_rights_over_tls() {
          SELECT 't', 'Encounter', 'e1', patient_key, 'Practitioner/x', 'participant' FROM patients",
         "UPDATE gateway_requests SET principal = 'someone-else'",
         "DELETE FROM gateway_requests",
-    ] {
-        assert_eq!(
-            code_of(&gateway, sql).await.as_deref(),
-            Some(DENIED),
-            "gateway role: {sql}"
-        );
-    }
+        ],
+    )
+    .await;
     assert_eq!(
         code_of(&gateway, "SELECT count(*) FROM care_relationships").await,
         None
     );
 
     // The ingest role: the vault is append-only, and the answer path's records are not its own.
-    for sql in [
-        "UPDATE vault.phi_vault SET value = 'x'",
-        "DELETE FROM vault.phi_vault",
-        "SELECT * FROM vault.phi_vault",
-        "SELECT vault.age_decade(1)",
-        "DELETE FROM patients",
-        "DELETE FROM retractions",
-        "SELECT * FROM answer_audit",
-        "SELECT * FROM dp_spend",
-        "SELECT * FROM gateway_requests",
-        "DROP TABLE facts",
-    ] {
-        assert_eq!(
-            code_of(&ingest, sql).await.as_deref(),
-            Some(DENIED),
-            "ingest role: {sql}"
-        );
-    }
+    assert_denied(
+        &ingest,
+        "ingest",
+        &[
+            "UPDATE vault.phi_vault SET value = 'x'",
+            "DELETE FROM vault.phi_vault",
+            "SELECT * FROM vault.phi_vault",
+            "SELECT vault.age_decade(1)",
+            "DELETE FROM patients",
+            "DELETE FROM retractions",
+            "SELECT * FROM answer_audit",
+            "SELECT * FROM dp_spend",
+            "SELECT * FROM gateway_requests",
+            "DROP TABLE facts",
+        ],
+    )
+    .await;
     assert_eq!(code_of(&ingest, "SELECT * FROM vault.counts()").await, None);
     for pool in [answer, ingest, gateway] {
         pool.close().await;
