@@ -10,6 +10,7 @@ use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 use sqlx::{PgPool, Row};
 
+use super::population::Population;
 use super::question::QuestionAnalysis;
 use super::search::{self, Scope};
 use super::synthesis::SyntheticDocument;
@@ -67,6 +68,12 @@ const COUNT_WORDS: &[&str] = &[
     "group",
     "everyone",
     "registry",
+    "archive",
+    "dataset",
+    "data",
+    "system",
+    "overall",
+    "altogether",
 ];
 
 impl Topic {
@@ -272,6 +279,8 @@ pub(crate) async fn overlap(
 pub(crate) struct ConceptFilter<'a> {
     /// Terms a fact must hold, each at the start of a word of its sentences.
     pub terms: &'a [String],
+    /// The kinds of fact (resource types) that may hold them; empty: any.
+    pub kinds: &'a [&'a str],
     /// Months the fact must be dated in (none: any).
     pub months: &'a [NaiveDate],
     /// The first day the fact may be dated (none: any).
@@ -308,6 +317,7 @@ async fn concept_facts(
     let rows = sqlx::query(
         "SELECT f.patient_key, count(*) AS facts FROM facts f
          WHERE ($1::bigint[] IS NULL OR f.patient_key = ANY($1))
+           AND (cardinality($6::text[]) = 0 OR f.resource_type = ANY($6))
            AND f.sentences ~* ALL ($2)
            AND (NOT $5 OR f.sentences ~* '(^|\\. )(clinical )?status is active')
            AND (cardinality($3::date[]) = 0 AND $4::date IS NULL
@@ -323,6 +333,7 @@ async fn concept_facts(
     .bind(filter.months)
     .bind(filter.since)
     .bind(filter.active)
+    .bind(filter.kinds)
     .fetch_all(pool)
     .await?;
     Ok(rows
@@ -631,18 +642,73 @@ pub async fn aggregate(
     patients: &[i64],
     analysis: &QuestionAnalysis,
     condition: Option<&str>,
+    population: &Population,
     k: usize,
 ) -> Result<Option<SyntheticDocument>, StoreError> {
     let k = k.max(1);
     if patients.len() < k {
         return Ok(None);
     }
+    let who = population.describe("patients");
     let described = match condition {
-        Some(c) => format!("{} patients with {c}", patients.len()),
-        None => format!("{} patients", patients.len()),
+        Some(c) => format!("{} {who} with {c}", patients.len()),
+        None => format!("{} {who}", patients.len()),
     };
     let mut lines = vec![format!("Cohort: {described}.")];
     let topic = Topic::of(analysis);
+    // Sex and age are the patients' own, not readings: counted from the Patient facts and the
+    // vault's ages (never a birth date).
+    let asks_age = analysis.terms.iter().any(|t| t == "age");
+    if population.by_sex || (asks_age && topic == Topic::Readings) {
+        let people = super::population::people(pool, patients).await?;
+        if population.by_sex {
+            let mut per_sex: BTreeMap<String, usize> = BTreeMap::new();
+            for person in people.values() {
+                let sex = person.sex.clone().unwrap_or_else(|| "not recorded".into());
+                *per_sex.entry(sex).or_default() += 1;
+            }
+            // All or nothing: the cohort's size less the shown groups would give a hidden one.
+            let mut counts: Vec<(String, usize)> = per_sex.into_iter().collect();
+            counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            if counts.iter().all(|(_, n)| *n >= k) {
+                if let Some(line) = labelled_counts("Patients by sex", &counts) {
+                    lines.push(line);
+                }
+            }
+        }
+        if asks_age && topic == Topic::Readings {
+            let mut ages: Vec<f64> = people
+                .values()
+                .filter_map(|p| p.age.map(f64::from))
+                .collect();
+            ages.sort_by(f64::total_cmp);
+            if ages.len() >= k {
+                let at = if population.vital == Some(super::population::Vital::Deceased) {
+                    "at death"
+                } else {
+                    "now, or at death for the deceased"
+                };
+                lines.push(format!(
+                    "Age in years ({at}; the oldest ages top-coded), over {} patients: median {} \
+                     (middle half {} to {}).",
+                    ages.len(),
+                    format_value(quantile(&ages, 0.5)),
+                    format_value(quantile(&ages, 0.25)),
+                    format_value(quantile(&ages, 0.75))
+                ));
+            }
+            return Ok(Some(SyntheticDocument {
+                lines: if lines.len() > 1 { lines } else { Vec::new() },
+                document_ids: Vec::new(),
+            }));
+        }
+        if topic == Topic::Count {
+            return Ok(Some(SyntheticDocument {
+                lines,
+                document_ids: Vec::new(),
+            }));
+        }
+    }
     let mut listed =
         |resource_type: &str, lead: &str, facts: &[(i64, Option<NaiveDate>, String)]| {
             let _ = resource_type;

@@ -2,11 +2,13 @@
 //!
 //! - [`policy`]: who may learn what about whom (care teams, cohort roles).
 //! - [`cohort`]: cohort answers (counts and medians over at least k patients).
+//! - [`population`]: who a cohort counts (living or dead, sex, age and birth or death years).
 //! - [`contract`]: the query and answer messages.
 //! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms).
 //! - [`search`]: the Search agent (scope, name resolution, condition search, hybrid retrieval).
 //! - [`synthesis`]: the Synthesis agent (generalized candidate facts, selection, ranges, query).
 //! - [`review`]: the Review agent (rules, bounded corrections, refusal).
+//! - [`trend`]: which way one reading of one patient went over the years.
 //! - [`respond`]: answering from the synthetic document (model prompt or template).
 //! - [`pipeline`]: one query through all of the above, the guard and the audit table.
 //! - [`worker`]: the Kafka worker, the answer publisher and `ask`.
@@ -15,9 +17,11 @@ pub mod cohort;
 pub mod contract;
 pub mod pipeline;
 pub mod policy;
+pub mod population;
 pub mod question;
 pub mod respond;
 pub mod review;
 pub mod search;
 pub mod synthesis;
+pub mod trend;
 pub mod worker;

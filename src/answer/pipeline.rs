@@ -16,6 +16,7 @@ use super::contract::{
     Answer, AnswerStatus, DpSpent, Mode, PrivacyFindings, PrivacySummary, Query, Timings,
 };
 use super::policy::{self, Disclosure};
+use super::population::Population;
 use super::question::{analyze, named_condition, tsquery_or, ConditionNames, QuestionAnalysis};
 use super::respond::{
     answer_request, cohort_answer, numbers_are_grounded, says_not_found, select_request,
@@ -403,6 +404,37 @@ fn names_someone_else(
                 .values()
                 .any(|words| names.iter().all(|w| matched(w, words)))
     })
+}
+
+/// Whether a care-team question asks about the patient's death: when, or of what.
+fn asks_death(question: &str) -> bool {
+    static DEATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:die|died|death|pass\s+away|passed\s+away|deceased)\b")
+            .expect("valid death regex")
+    });
+    DEATH.is_match(question)
+}
+
+/// Whether every place `question` writes `word` (folded) writes it in capitals ("ICU") or with a
+/// capital inside ("EpiPen"): an abbreviation or a brand, as cohort questions name concepts.
+fn written_as_an_abbreviation(question: &str, word: &str) -> bool {
+    let mut seen = false;
+    for token in question.split(|c: char| !c.is_alphanumeric()) {
+        if token.to_lowercase() != word {
+            continue;
+        }
+        seen = true;
+        let letters: Vec<char> = token.chars().filter(|c| c.is_alphabetic()).collect();
+        let capitals = letters.iter().filter(|c| c.is_uppercase()).count();
+        let all_capitals = letters.len() >= 2 && capitals == letters.len();
+        let capital_inside = letters.iter().skip(1).any(|c| c.is_uppercase())
+            && letters.iter().any(|c| c.is_lowercase())
+            && letters.len() >= 4;
+        if !(all_capitals || capital_inside) {
+            return false;
+        }
+    }
+    seen
 }
 
 /// What happened inside one answer, for the evaluation harness only: it holds record text and is
@@ -1024,7 +1056,13 @@ impl AnswerEngine {
             None => Scope::All,
         };
         let search_started = Instant::now();
-        let first = analyze(&query.question, &BTreeSet::new());
+        // A cohort's population ("living women 65 or older") is read apart, and its words are
+        // not looked for as concepts.
+        let (population, asked) = match disclosure {
+            Disclosure::Cohort => super::population::read(&query.question),
+            Disclosure::CareTeam => (Population::default(), query.question.clone()),
+        };
+        let first = analyze(&asked, &BTreeSet::new());
         // Which words the records use: this reads documents, never the vault.
         let mut vocabulary: Vec<String> = first.capitalized.clone();
         vocabulary.extend(first.terms.iter().cloned());
@@ -1046,10 +1084,14 @@ impl AnswerEngine {
             .collect();
         match disclosure {
             Disclosure::Cohort => {
-                if first.identifiers > 0
-                    || !first.name_like.is_empty()
-                    || !unknown_capitalized.is_empty()
-                {
+                // "ICU", "HPV", "EpiPen": written as an abbreviation or a brand, not as a name;
+                // read as a concept the records do not use (the vault is never asked, so the
+                // reply cannot tell whether anyone bears such a name).
+                let unknown_names = unknown_capitalized
+                    .iter()
+                    .filter(|w| !written_as_an_abbreviation(&asked, w))
+                    .count();
+                if first.identifiers > 0 || !first.name_like.is_empty() || unknown_names > 0 {
                     draft.settle(policy::COHORT_INDIVIDUAL);
                     return Ok(());
                 }
@@ -1057,10 +1099,18 @@ impl AnswerEngine {
                     || policy::has_role(&self.config.dp.dp_roles, &query.requester.role);
                 let first = self.cohort_analysis(first, &known, &scope, dp).await?;
                 let result = if dp {
-                    self.dp_cohort(query, &scope, &first, &known, draft).await
-                } else {
-                    self.cohort(&query.requester.key(), &scope, &first, &known, draft)
+                    self.dp_cohort(query, &scope, &first, &population, &known, draft)
                         .await
+                } else {
+                    self.cohort(
+                        &query.requester.key(),
+                        &scope,
+                        &first,
+                        &population,
+                        &known,
+                        draft,
+                    )
+                    .await
                 };
                 draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
                 result
@@ -1171,12 +1221,24 @@ impl AnswerEngine {
         requester: &str,
         scope: &Scope,
         analysis: &QuestionAnalysis,
+        population: &Population,
         known: &BTreeSet<String>,
         draft: &mut Draft,
     ) -> Result<(), AnswerError> {
         let k = self.config.cohort_min_patients;
         let days = self.config.cohort_overlap_days;
         let pool = self.store.pool();
+        // "How many … in 2019 / since 2018 / currently": the condition reading counts over all
+        // time, so a count bound in time is taken by the concepts, dated, first.
+        let timed = analysis.now || !analysis.months.is_empty() || analysis.since.is_some();
+        if analysis.form == super::question::AnswerForm::Count
+            && timed
+            && self
+                .concept_count(requester, scope, analysis, population, known, draft)
+                .await?
+        {
+            return Ok(());
+        }
         let (condition, synthetic, unknown) = cohort_subject(analysis, known);
         let mut patients = if unknown {
             Vec::new()
@@ -1185,6 +1247,12 @@ impl AnswerEngine {
         };
         patients.sort_unstable();
         patients.dedup();
+        let patients = super::population::filter(pool, &patients, population).await?;
+        // The cohort as the overlap control remembers it: its condition and its population.
+        let remembered = match (condition.as_deref(), population.is_everyone()) {
+            (c, true) => c.unwrap_or("").to_string(),
+            (c, false) => format!("{} {}", population.describe("patients"), c.unwrap_or("")),
+        };
         if patients.len() >= k.max(1) {
             let asked = super::cohort::AskedCohort {
                 requester: requester.to_string(),
@@ -1197,7 +1265,7 @@ impl AnswerEngine {
                         Some(keys)
                     }
                 },
-                condition: condition.as_deref().unwrap_or(""),
+                condition: &remembered,
                 patients: &patients,
             };
             if self.record && super::cohort::overlap(pool, &asked, k, days).await? {
@@ -1206,13 +1274,20 @@ impl AnswerEngine {
                 return Ok(());
             }
         }
-        let document =
-            super::cohort::aggregate(pool, &patients, analysis, condition.as_deref(), k).await?;
+        let document = super::cohort::aggregate(
+            pool,
+            &patients,
+            analysis,
+            condition.as_deref(),
+            population,
+            k,
+        )
+        .await?;
         // No cohort by the condition reading: a "how many" may still name another concept.
         if document.as_ref().is_none_or(|d| d.lines.is_empty())
             && analysis.form == super::question::AnswerForm::Count
             && self
-                .concept_count(requester, scope, analysis, known, draft)
+                .concept_count(requester, scope, analysis, population, known, draft)
                 .await?
         {
             return Ok(());
@@ -1251,33 +1326,78 @@ impl AnswerEngine {
         requester: &str,
         scope: &Scope,
         analysis: &QuestionAnalysis,
+        population: &Population,
         known: &BTreeSet<String>,
         draft: &mut Draft,
     ) -> Result<bool, AnswerError> {
         let k = self.config.cohort_min_patients.max(1);
         let concepts = super::question::named_concepts(analysis, known);
+        // A class's members the records of k patients never use are simply not among its
+        // alternatives ("terfenadine" for an antihistamine).
+        let in_class = |t: &String| {
+            analysis
+                .classes
+                .iter()
+                .any(|c| c.members.iter().any(|m| m.contains(t)))
+        };
         let every_word_known = analysis
             .phrases
             .iter()
             .flatten()
-            .filter(|t| super::question::is_concept(t))
+            .filter(|t| super::question::is_concept(t) && !in_class(t))
             .all(|t| known.contains(t));
         // Alternatives ("A or B") are not counted: |A|, |B| and |A or B|, each of k or more and
         // each pair differing by k or more, give |A and B| by inclusion-exclusion, which may be
         // one patient; the overlap control compares answers in pairs only.
-        if concepts.is_empty() || !every_word_known || analysis.alternatives {
+        if (concepts.is_empty() && analysis.classes.is_empty())
+            || !every_word_known
+            || analysis.alternatives
+        {
             return Ok(false);
         }
         let pool = self.store.pool();
+        // The concepts grouped: a class's members (every one the lexicon lists, whether or not
+        // k patients' records use it: the requester did not choose them) are alternatives of
+        // one group ("on an antihistamine": any of them), every other concept a group of its
+        // own.
+        let mut grouped: Vec<(String, Vec<Vec<String>>)> = concepts
+            .iter()
+            .filter(|concept| !concept.iter().all(in_class))
+            .map(|concept| (analysis.as_written(concept.iter()), vec![concept.clone()]))
+            .collect();
+        grouped.extend(
+            analysis
+                .classes
+                .iter()
+                .map(|class| (class.written.clone(), class.members.clone())),
+        );
+        // "vaccine", "prescribed", "procedure": the one kind of fact named is where to look
+        // ("a flu vaccine in 2020" is no influenza test of 2020). Not "allergic" nor
+        // "diagnosed": those words are also parts of conditions' names ("allergic rhinitis").
+        let kinds: Vec<&str> = [
+            ("immunization", "Immunization"),
+            ("medication", "MedicationRequest"),
+            ("procedure", "Procedure"),
+        ]
+        .into_iter()
+        .filter(|(term, _)| analysis.terms.iter().any(|t| t == term))
+        .map(|(_, kind)| kind)
+        .collect();
+        let kinds: &[&str] = if kinds.len() == 1 { &kinds } else { &[] };
         let mut groups = Vec::new();
-        for concept in &concepts {
-            let filter = super::cohort::ConceptFilter {
-                terms: concept,
-                months: &analysis.months,
-                since: analysis.since,
-                active: analysis.now,
-            };
-            groups.push(super::cohort::concept_patients(pool, scope, &filter).await?);
+        for (_, members) in &grouped {
+            let mut group: BTreeSet<i64> = BTreeSet::new();
+            for member in members {
+                let filter = super::cohort::ConceptFilter {
+                    terms: member,
+                    kinds,
+                    months: &analysis.months,
+                    since: analysis.since,
+                    active: analysis.now,
+                };
+                group.extend(super::cohort::concept_patients(pool, scope, &filter).await?);
+            }
+            groups.push(group.into_iter().collect::<Vec<i64>>());
         }
         let mut patients: BTreeSet<i64> = groups
             .first()
@@ -1290,9 +1410,11 @@ impl AnswerEngine {
             patients = patients.intersection(&group).copied().collect();
         }
         let patients: Vec<i64> = patients.into_iter().collect();
-        let described = concepts
+        let patients = super::population::filter(pool, &patients, population).await?;
+        let who = population.describe("patients");
+        let described = grouped
             .iter()
-            .map(|c| analysis.as_written(c.iter()))
+            .map(|(written, _)| written.clone())
             .collect::<Vec<_>>()
             .join(" and ");
         let mut when = String::new();
@@ -1310,7 +1432,7 @@ impl AnswerEngine {
         if let Some(since) = analysis.since {
             when.push_str(&format!(" since {}", since.format("%Y")));
         }
-        let synthetic = format!("How many patients have a record of {described}{when}?");
+        let synthetic = format!("How many {who} have a record of {described}{when}?");
         if patients.len() < k {
             draft.settle(policy::TOO_FEW);
             draft.synthetic_query = synthetic;
@@ -1336,7 +1458,7 @@ impl AnswerEngine {
         draft.status = Some(AnswerStatus::Answered);
         draft.answer = format!(
             "From the de-identified records (counts of patients; groups of fewer than {k} \
-             patients are not reported): {} patients have a record of {described}{when}{}.",
+             patients are not reported): {} {who} have a record of {described}{when}{}.",
             patients.len(),
             if analysis.now { " (active now)" } else { "" }
         );
@@ -1353,6 +1475,7 @@ impl AnswerEngine {
         query: &Query,
         scope: &Scope,
         analysis: &QuestionAnalysis,
+        population: &Population,
         known: &BTreeSet<String>,
         draft: &mut Draft,
     ) -> Result<(), AnswerError> {
@@ -1371,6 +1494,18 @@ impl AnswerEngine {
         // A condition the records of k patients never name: an empty cohort, answered (and
         // charged) like any other, so that whether a word is known never shows un-noised.
         let empty = Scope::Patients(Vec::new());
+        // The population narrows the scope: a per-patient predicate, so the noise needed is
+        // the same.
+        let narrowed = if population.is_everyone() {
+            None
+        } else {
+            let pool = self.store.pool();
+            let everyone = super::cohort::cohort(pool, scope, None).await?;
+            Some(Scope::Patients(
+                super::population::filter(pool, &everyone, population).await?,
+            ))
+        };
+        let scope = narrowed.as_ref().unwrap_or(scope);
         let (scope, condition) = if unknown {
             (&empty, None)
         } else {
@@ -1650,6 +1785,11 @@ impl AnswerEngine {
             draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
             return self.age(patient, draft).await;
         }
+        if let (Some(patient), true) = (only, asks_death(&query.question)) {
+            draft.patients.insert(patient);
+            draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+            return self.death(patient, draft).await;
+        }
         if resolution.patients.is_empty() {
             if let Some(extreme) = super::question::extreme(&query.question) {
                 if self.extreme(query, scope, known, extreme, draft).await? {
@@ -1683,12 +1823,22 @@ impl AnswerEngine {
         )
         .await?;
         draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+        if let ([patient], Some(asked)) = (
+            resolution.patients.as_slice(),
+            super::trend::asked(&query.question),
+        ) {
+            if self.trend(*patient, &analysis, asked, draft).await? {
+                draft.patients.insert(*patient);
+                return Ok(());
+            }
+        }
         if let (super::question::AnswerForm::Count, [patient]) =
             (analysis.form, resolution.patients.as_slice())
         {
             if let Some(concept) = super::question::named_concepts(&analysis, known).first() {
                 let filter = super::cohort::ConceptFilter {
                     terms: concept,
+                    kinds: &[],
                     months: &analysis.months,
                     since: analysis.since,
                     active: false,
@@ -1768,6 +1918,75 @@ impl AnswerEngine {
             }
         }
         Ok(())
+    }
+
+    /// "Is she losing weight?": the reading the question names, the last value of each year over
+    /// the last years of the record (or since the year asked), and which way it went. `false`,
+    /// with nothing settled, when no reading of two years or more answers.
+    async fn trend(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+        asked: super::trend::Asked,
+        draft: &mut Draft,
+    ) -> Result<bool, AnswerError> {
+        use crate::privacy::generalize::Reading;
+        let facts = super::cohort::facts_of(self.store.pool(), &[patient], "Observation").await?;
+        // code → (the reading's wording, its dated values)
+        let mut codes: std::collections::BTreeMap<
+            String,
+            (Reading, Vec<(chrono::NaiveDate, f64)>),
+        > = std::collections::BTreeMap::new();
+        for (_, day, sentences) in &facts {
+            let Some(day) = day else { continue };
+            // Any reading that holds a word of the question ("losing", "past" hold none); the
+            // code naming the most of them is chosen below.
+            let words = super::question::line_terms(sentences);
+            if !analysis.terms.iter().any(|t| words.contains(t)) {
+                continue;
+            }
+            let Some(at) = sentences.find("Code is ") else {
+                continue;
+            };
+            let rest = &sentences[at + "Code is ".len()..];
+            let end = rest.find(". ").unwrap_or(rest.len());
+            let code = rest[..end].trim_end_matches('.').to_string();
+            let reading = Reading::parse(rest[end..].trim_start_matches(['.', ' ']));
+            if reading.values.len() != 1 {
+                continue;
+            }
+            let entry = codes
+                .entry(code)
+                .or_insert_with(|| (reading.clone(), Vec::new()));
+            if entry.0.template == reading.template {
+                entry.1.push((*day, reading.values[0]));
+            }
+        }
+        let matched = |code: &str| {
+            let words = super::question::line_terms(code);
+            analysis.terms.iter().filter(|t| words.contains(*t)).count()
+        };
+        let best = codes.keys().map(|c| matched(c)).max().unwrap_or(0);
+        if best == 0 {
+            return Ok(false);
+        }
+        let Some((code, (reading, values))) = codes
+            .into_iter()
+            .max_by_key(|(code, (_, values))| (matched(code), values.len()))
+        else {
+            return Ok(false);
+        };
+        let since = analysis.since.map(|d| chrono::Datelike::year(&d));
+        let series = super::trend::window(&super::trend::yearly(&values), since);
+        let answer = super::trend::sentence(&code, &reading, &series, asked);
+        if answer.is_empty() {
+            return Ok(false);
+        }
+        let line = format!("The patient, overall record: {answer}");
+        let synthetic = format!("How has the patient's {code} changed over the years?");
+        let template = format!("From the de-identified record (values rounded): {answer}");
+        self.answer_line(line, synthetic, template, draft).await?;
+        Ok(true)
     }
 
     /// "Which of my patients has the highest BMI?": the highest (lowest) of each patient's
@@ -1865,6 +2084,65 @@ impl AnswerEngine {
                 },
             ),
         };
+        self.answer_line(line, synthetic, template, draft).await
+    }
+
+    /// "When did he pass away?", "What did she die of?": the month of death the Patient record
+    /// gives and the cause of death on its certificate, when recorded. A record that says no
+    /// death is answered so (the whole Patient record was read).
+    async fn death(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
+        let pool = self.store.pool();
+        let synthetic = "What does the record of the patient say about death?".to_string();
+        let died: Option<String> = sqlx::query_scalar(
+            "SELECT substring(sentences FROM 'The patient died on ([0-9]{4}-[0-9]{2}-[0-9]{2})')
+             FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'",
+        )
+        .bind(patient)
+        .fetch_optional(pool)
+        .await
+        .map_err(StoreError::from)?
+        .flatten();
+        let deceased = died.is_some()
+            || sqlx::query_scalar::<_, bool>(
+                "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1
+                   AND resource_type = 'Patient' AND sentences LIKE '%The patient is deceased%')",
+            )
+            .bind(patient)
+            .fetch_one(pool)
+            .await
+            .map_err(StoreError::from)?;
+        if !deceased {
+            let line = "The patient, overall record: No death is recorded".to_string();
+            let template = "No death is recorded for the patient.".to_string();
+            return self.answer_line(line, synthetic, template, draft).await;
+        }
+        let cause: Option<String> = sqlx::query_scalar(
+            "SELECT substring(sentences FROM 'Code is Cause of Death[^.]*\\. Value is ([^.]+)')
+             FROM facts WHERE patient_key = $1 AND resource_type = 'Observation'
+               AND sentences LIKE '%Cause of Death%'
+             ORDER BY day DESC NULLS LAST LIMIT 1",
+        )
+        .bind(patient)
+        .fetch_optional(pool)
+        .await
+        .map_err(StoreError::from)?
+        .flatten();
+        let when = died
+            .as_deref()
+            .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+            .map(crate::text::dates::month_year);
+        let mut said = match &when {
+            Some(when) => format!("The patient died in {when}"),
+            None => "The patient is deceased".to_string(),
+        };
+        if let Some(cause) = &cause {
+            said.push_str(&format!(
+                "; the cause of death recorded is {}",
+                cause.trim()
+            ));
+        }
+        let line = format!("The patient, overall record: {said}");
+        let template = format!("From the de-identified record (dates by month): {said}.");
         self.answer_line(line, synthetic, template, draft).await
     }
 

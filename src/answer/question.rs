@@ -34,6 +34,8 @@ pub(crate) const STOPWORDS: &[&str] = &[
     "above",
     "after",
     "again",
+    "among",
+    "amongst",
     "all",
     "also",
     "am",
@@ -559,6 +561,15 @@ fn written_as_a_name(text: &str, start: usize, phrase: &str) -> bool {
 /// records' words, and the words only the rewriting brought in (never names: "camila" for
 /// "birth control" is a drug, not a patient the care team listed).
 fn record_words(question: &str) -> (String, BTreeSet<String>) {
+    let (out, introduced, _) = record_words_and_classes(question);
+    (out, introduced)
+}
+
+/// [`record_words`], and the classes the lexicon rewrote: each the phrase as the question wrote
+/// it ("antihistamine") and its members' words ("loratadine", "cetirizine", …), any of which
+/// answers.
+fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Class>) {
+    let mut classes: Vec<Class> = Vec::new();
     let mut out = question.to_string();
     for (pattern, to) in EVERYDAY_NAMES.iter() {
         if pattern.is_match(&out) {
@@ -578,6 +589,22 @@ fn record_words(question: &str) -> (String, BTreeSet<String>) {
                         } else {
                             let mut rewritten = String::new();
                             c.expand(to, &mut rewritten);
+                            if to.contains(", ") {
+                                classes.push(Class {
+                                    written: phrase.as_str().to_lowercase(),
+                                    members: to
+                                        .trim_start_matches("${1}")
+                                        .trim_end_matches("${3}")
+                                        .split(", ")
+                                        .map(|m| {
+                                            crate::text::words(m)
+                                                .iter()
+                                                .map(|w| canonical(w))
+                                                .collect()
+                                        })
+                                        .collect(),
+                                });
+                            }
                             rewritten
                         }
                     })
@@ -591,7 +618,18 @@ fn record_words(question: &str) -> (String, BTreeSet<String>) {
         .into_iter()
         .filter(|w| !asked.contains(w))
         .collect();
-    (out, introduced)
+    classes.dedup();
+    (out, introduced, classes)
+}
+
+/// A class of concepts the lexicon names ("statin": simvastatin, atorvastatin, …): any member
+/// answers for the class.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Class {
+    /// The class as the question wrote it.
+    pub written: String,
+    /// Each member's canonical terms.
+    pub members: Vec<Vec<String>>,
 }
 
 /// Months' names (also stopwords: never content terms).
@@ -646,9 +684,9 @@ fn canonical(word: &str) -> String {
         "procedures" | "operations" | "operation" | "operated" | "surgeries" | "surgery"
         | "surgical" | "procs" | "proc" => "procedure",
         "pts" | "people" | "persons" | "individuals" | "folks" => "patients",
-        "vaccines" | "vaccine" | "vaccinations" | "vaccination" | "immunizations" | "shots" => {
-            "immunization"
-        }
+        "vaccines" | "vaccine" | "vaccinations" | "vaccination" | "immunizations" | "shots"
+        | "shot" | "jab" | "jabs" | "immunisation" | "immunisations" | "vaccinated"
+        | "immunized" | "immunised" => "immunization",
         "readings" | "measurements" | "measurement" | "vitals" => "reading",
         "weigh" | "weighed" | "weights" => "weight",
         "heights" | "tall" => "height",
@@ -782,6 +820,13 @@ pub struct QuestionAnalysis {
     pub runs: Vec<Vec<String>>,
     /// Each term as the question wrote it (lower case): "diabetes" for the term "diabete".
     pub written: BTreeMap<String, String>,
+    /// Classes the lexicon rewrote into their members (a statin, an opioid): any member
+    /// answers, they are not all required.
+    pub classes: Vec<Class>,
+    /// Whether it asks for more than one reading ("all her weights", "BP history", "every
+    /// reading", "ever"): otherwise a reading asked with no time ("what's her weight") is the
+    /// latest one.
+    pub asks_series: bool,
 }
 
 impl QuestionAnalysis {
@@ -1048,7 +1093,8 @@ const BIRTH_CUES: &[&str] = &["born", "birth", "birthday", "dob", "birthdate"];
 /// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
     let (form, now) = answer_form(question);
-    let (question, introduced) = record_words(&crate::text::strip_control_sequences(question));
+    let (question, introduced, classes) =
+        record_words_and_classes(&crate::text::strip_control_sequences(question));
     // A SNOMED semantic tag copied with a name ("pneumonia (disorder)") says what kind of
     // concept it is, not which: "pneumonia (disorder)" asks what "pneumonia" asks.
     let question = SNOMED_TAG.replace_all(&question, " ").into_owned();
@@ -1312,6 +1358,41 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         asides,
         runs,
         written,
+        classes,
+        asks_series: {
+            const SERIES: &[&str] = &[
+                "all",
+                "every",
+                "each",
+                "history",
+                "list",
+                "readings",
+                "values",
+                "measurements",
+                "series",
+                "trend",
+                "ever",
+                "previous",
+                "past",
+                "times",
+                "range",
+                "since",
+                "between",
+                "over",
+                "years",
+                "highest",
+                "lowest",
+                "max",
+                "min",
+                "average",
+                "mean",
+                "first",
+                "earliest",
+            ];
+            crate::text::words(&question)
+                .iter()
+                .any(|w| SERIES.contains(&w.as_str()))
+        },
     }
 }
 

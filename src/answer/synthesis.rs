@@ -208,6 +208,21 @@ pub fn select_by_rules(
     });
     if let Some(recency) = analysis.recency {
         chosen = keep_one_end(candidates, &chosen, recency);
+    } else if analysis.months.is_empty()
+        && analysis.since.is_none()
+        && !analysis.asks_series
+        && analysis.form == super::question::AnswerForm::Facts
+    {
+        // "What's her weight?": a reading asked with no time is the latest one, never a range
+        // over years (a child's infant weights); facts that are not readings stay.
+        let (readings, others): (Vec<usize>, Vec<usize>) = chosen
+            .iter()
+            .partition(|i| !Reading::parse(&candidates[**i].sentence).values.is_empty());
+        let mut kept = keep_one_end(candidates, &readings, Recency::Latest);
+        kept.extend(others);
+        // In the order of relevance, as before.
+        kept.sort_by_key(|i| chosen.iter().position(|c| c == i));
+        chosen = kept;
     }
     chosen.truncate(max_lines);
     chosen.sort_unstable();
@@ -492,8 +507,14 @@ mod tests {
     #[test]
     fn selects_the_facts_a_question_needs_and_folds_ranges() {
         let c = candidates(&documents(), &labels());
-        let analysis = analyze(
+        // A reading asked with no time is the latest one; a series keeps them all, folded.
+        let latest = analyze(
             "What was Ruben688's body weight?",
+            &["ruben688".to_string()].into(),
+        );
+        assert_eq!(select_by_rules(&c, &latest, 24), vec![3]);
+        let analysis = analyze(
+            "What were all of Ruben688's body weight readings?",
             &["ruben688".to_string()].into(),
         );
         let chosen = select_by_rules(&c, &analysis, 24);
