@@ -225,16 +225,15 @@ pub fn read(question: &str) -> (Population, String) {
     }
     if let Some(c) = AT_LEAST.captures(&text.clone()) {
         let m = c.get(0).expect("whole match");
-        let (n, over) = match (c.get(1), c.get(2), c.get(3)) {
-            (Some(n), _, _) | (_, Some(n), _) => (n.as_str().parse::<u32>().ok(), false),
-            (_, _, Some(n)) => (n.as_str().parse::<u32>().ok(), true),
-            _ => (None, false),
-        };
+        // "over 65" is read as "65 or older": the everyday sense of the phrase in a question
+        // about age bands.
+        let n = c
+            .get(1)
+            .or(c.get(2))
+            .or(c.get(3))
+            .and_then(|n| n.as_str().parse::<u32>().ok());
         if let Some(n) = n.filter(|n| *n <= 120) {
             if reads_as_age(&text, m.start()) || m.as_str().to_lowercase().starts_with("age") {
-                // "over 65" is read as "65 or older": the everyday sense of the phrase in a
-                // question about age bands.
-                let _ = over;
                 p.min_age = Some(n);
                 blank(&mut text, m.range());
             }
