@@ -438,10 +438,22 @@ fn undecodable(error: &rdkafka::error::KafkaError) -> bool {
     )
 }
 
-/// Finds the message the consumer fails on (each owned partition is read at its next offset by
-/// a probe client with the same settings; the one that fails the same way is it), dead-letters
-/// it by position with an empty value, commits past it and seeks past it. True when one was
-/// skipped; false when it could not be told which (then nothing is skipped).
+/// Whether the error can only come from the message itself (its decompression or its size),
+/// never from a broken connection as BadMessage and InvalidMessage may.
+fn about_the_message(error: &rdkafka::error::KafkaError) -> bool {
+    use rdkafka::error::{KafkaError, RDKafkaErrorCode as Code};
+    matches!(
+        error,
+        KafkaError::MessageConsumption(
+            Code::BadCompression | Code::MessageSizeTooLarge | Code::InvalidMessageSize
+        )
+    )
+}
+
+/// Finds the messages the consumer fails on (each owned partition is read at its next offset by
+/// a probe client with the same settings; those that fail the same way are they), dead-letters
+/// each by position with an empty value, commits past it and seeks past it. True when one was
+/// skipped; false when none could be told (then nothing is skipped).
 async fn skip_undecodable<H: Handler>(
     consumer: &StreamConsumer<Context>,
     bus: &BusConfig,
@@ -457,15 +469,37 @@ async fn skip_undecodable<H: Handler>(
     {
         return Ok(false);
     }
-    let culprits = tokio::task::block_in_place(|| find_undecodable(consumer, bus));
-    let [(topic, partition, offset)] = culprits.as_slice() else {
+    let (culprits, probed) =
+        tokio::task::block_in_place(|| find_undecodable(consumer, bus, &settings.group));
+    if culprits.is_empty() || (probed > 1 && culprits.len() == probed && !about_the_message(error))
+    {
+        // Every partition failing at once with a code a broken connection also gives is more
+        // likely the connection than the messages.
         tracing::warn!(
             worker = settings.worker,
             candidates = culprits.len(),
-            "a message cannot be decoded, but not one position could be told: nothing skipped"
+            probed,
+            "a message cannot be decoded, but its position could not be told: nothing skipped"
         );
         return Ok(false);
-    };
+    }
+    let mut skipped = false;
+    for (topic, partition, offset) in &culprits {
+        let position = (topic.as_str(), *partition, *offset);
+        skipped |= skip_at(consumer, settings, (producer, dlq_topic), error, position).await?;
+    }
+    Ok(skipped)
+}
+
+/// Dead-letters the message at one position (empty value, the position in the headers),
+/// commits past it and seeks past it. False when it could not move past it.
+async fn skip_at(
+    consumer: &StreamConsumer<Context>,
+    settings: &LoopSettings,
+    (producer, dlq_topic): (&rdkafka::producer::FutureProducer, &str),
+    error: &rdkafka::error::KafkaError,
+    (topic, partition, offset): (&str, i32, i64),
+) -> Result<bool, BusError> {
     let letter = super::DeadLetter {
         error_kind: "undecodable",
         disposition: "rejected",
@@ -475,12 +509,12 @@ async fn skip_undecodable<H: Handler>(
              decompressed size against the topic's max.message.bytes and the consumers' \
              receive.message.max.bytes)"
         ),
-        source: Some((topic.as_str(), *partition, *offset)),
+        source: Some((topic, partition, offset)),
     };
     super::publish_dead_letter(producer, dlq_topic, None, b"", &letter).await?;
     let mut next = TopicPartitionList::new();
     let moved = next
-        .add_partition_offset(topic, *partition, Offset::Offset(offset + 1))
+        .add_partition_offset(topic, partition, Offset::Offset(offset + 1))
         .map_err(|e| e.to_string())
         .and_then(|()| {
             consumer
@@ -491,7 +525,7 @@ async fn skip_undecodable<H: Handler>(
             consumer
                 .seek(
                     topic,
-                    *partition,
+                    partition,
                     Offset::Offset(offset + 1),
                     Duration::from_secs(10),
                 )
@@ -510,13 +544,15 @@ async fn skip_undecodable<H: Handler>(
     Ok(true)
 }
 
-/// The owned partitions whose next message the client cannot read: (topic, partition, offset).
+/// The owned partitions whose next message the client cannot read, (topic, partition, offset),
+/// and how many partitions were probed (those with a message at their next offset).
 fn find_undecodable(
     consumer: &StreamConsumer<Context>,
     bus: &BusConfig,
-) -> Vec<(String, i32, i64)> {
+    group: &str,
+) -> (Vec<(String, i32, i64)>, usize) {
     let Ok(assignment) = consumer.assignment() else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let positions = consumer.position().ok();
     let committed = consumer.committed(Duration::from_secs(5)).ok();
@@ -528,32 +564,44 @@ fn find_undecodable(
                 _ => None,
             })
     };
-    let mut culprits = Vec::new();
+    let (mut culprits, mut probed) = (Vec::new(), 0);
     for element in assignment.elements() {
         let (topic, partition) = (element.topic().to_string(), element.partition());
+        let Ok((low, high)) = consumer.fetch_watermarks(&topic, partition, Duration::from_secs(5))
+        else {
+            continue;
+        };
         let next = offset_in(&positions, &topic, partition)
-            .or_else(|| offset_in(&committed, &topic, partition))
-            .or_else(|| {
-                consumer
-                    .fetch_watermarks(&topic, partition, Duration::from_secs(5))
-                    .ok()
-                    .map(|(low, _)| low)
-            });
-        let Some(next) = next else { continue };
-        if probe_fails(bus, &topic, partition, next) {
+            .or_else(|| offset_in(&committed, &topic, partition));
+        // The consumer's next message: where it stands, or the log's start when that is before
+        // the log (`auto.offset.reset=earliest`). Clamped here, so that the probe reads that
+        // very message and never one its own reset would pick.
+        let Some(next) = clamp_to_log(next, low, high) else {
+            continue;
+        };
+        probed += 1;
+        if probe_fails(bus, group, &topic, partition, next) {
             culprits.push((topic, partition, next));
         }
     }
     drop(positions);
     drop(committed);
     drop(assignment);
-    culprits
+    (culprits, probed)
 }
 
-/// Reads one message at `offset` with a throwaway client of the same settings (no group, no
-/// commits): whether it fails as the consumer does.
-fn probe_fails(bus: &BusConfig, topic: &str, partition: i32, offset: i64) -> bool {
-    let mut config = bus.consumer("fhir-rag-probe");
+/// The offset a consumer standing at `next` (None: no position yet) reads from a log holding
+/// `low..high`: None when nothing is there to read.
+fn clamp_to_log(next: Option<i64>, low: i64, high: i64) -> Option<i64> {
+    let next = next.unwrap_or(low).max(low);
+    (next < high).then_some(next)
+}
+
+/// Reads one message at `offset` with a throwaway client of the same settings: whether it fails
+/// as the consumer does. It is assigned the partition (it joins no group and commits nothing);
+/// its group id is the worker's, the one the deployment's ACLs already grant.
+fn probe_fails(bus: &BusConfig, group: &str, topic: &str, partition: i32, offset: i64) -> bool {
+    let mut config = bus.consumer(group);
     config
         .set("enable.auto.commit", "false")
         // A partition with nothing at `offset` says so at once.
@@ -819,6 +867,30 @@ mod tests {
             in_flight_bytes: usize::MAX,
             concurrent: 1,
         })
+    }
+
+    #[test]
+    fn the_probe_reads_the_message_the_consumer_would_read() {
+        // Before the log's start (retention removed it): the consumer resets to the start.
+        assert_eq!(clamp_to_log(Some(3), 10, 20), Some(10));
+        // No position yet: the start.
+        assert_eq!(clamp_to_log(None, 10, 20), Some(10));
+        assert_eq!(clamp_to_log(Some(15), 10, 20), Some(15));
+        // At or past the end: nothing to read, nothing to blame.
+        assert_eq!(clamp_to_log(Some(20), 10, 20), None);
+        assert_eq!(clamp_to_log(Some(25), 10, 20), None);
+        assert_eq!(clamp_to_log(None, 0, 0), None);
+    }
+
+    #[test]
+    fn only_decompression_and_size_errors_are_the_message_itself() {
+        use rdkafka::error::{KafkaError, RDKafkaErrorCode as Code};
+        let consumption = KafkaError::MessageConsumption;
+        assert!(about_the_message(&consumption(Code::BadCompression)));
+        assert!(about_the_message(&consumption(Code::MessageSizeTooLarge)));
+        assert!(!about_the_message(&consumption(Code::BadMessage)));
+        assert!(!about_the_message(&consumption(Code::InvalidMessage)));
+        assert!(undecodable(&consumption(Code::InvalidMessage)));
     }
 
     #[tokio::test(start_paused = true)]

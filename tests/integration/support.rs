@@ -739,6 +739,9 @@ impl DeadLetterSeen {
     pub fn source_offset(&self) -> Option<i64> {
         self.headers.get("fhir-rag-source-offset")?.parse().ok()
     }
+    pub fn source_partition(&self) -> Option<i32> {
+        self.headers.get("fhir-rag-source-partition")?.parse().ok()
+    }
     pub fn kind(&self) -> &str {
         self.headers
             .get("fhir-rag-error-kind")
