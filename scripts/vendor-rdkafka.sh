@@ -16,6 +16,10 @@ echo "$sha256  $work/crate.tar.gz" | sha256sum -c --quiet
 tar -xzf "$work/crate.tar.gz" -C "$work"
 src="$work/rdkafka-sys-$version"
 dst=${1:-vendor/rdkafka-sys}
+if [ -e "$dst" ] && ! grep -qs '^name = "rdkafka-sys"' "$dst/Cargo.toml"; then
+    echo "$dst exists and is not a copy of rdkafka-sys: refusing to replace it" >&2
+    exit 1
+fi
 rm -rf "$dst"
 mkdir -p "$dst/librdkafka/packaging"
 # The crate's build (`./configure && make libs`) reads only these: librdkafka's own tests,
@@ -24,5 +28,5 @@ cp -a "$src/Cargo.toml" "$src/build.rs" "$src/README.md" "$src/src" "$src/tests"
 find "$src/librdkafka" -maxdepth 1 -type f ! -name '.*' -exec cp -a {} "$dst/librdkafka/" \;
 cp -a "$src/librdkafka/mklove" "$src/librdkafka/src" "$src/librdkafka/src-cpp" "$dst/librdkafka/"
 cp -a "$src/librdkafka/packaging/get_version.py" "$dst/librdkafka/packaging/"
-patch -d "$dst" -p1 < vendor/rdkafka-sys.patch
+patch -d "$dst" -p1 --fuzz=0 --no-backup-if-mismatch --forward --quiet < vendor/rdkafka-sys.patch
 echo "vendor/rdkafka-sys rebuilt from rdkafka-sys $version with vendor/rdkafka-sys.patch"

@@ -438,18 +438,6 @@ fn undecodable(error: &rdkafka::error::KafkaError) -> bool {
     )
 }
 
-/// Whether the error can only come from the message itself (its decompression or its size),
-/// never from a broken connection as BadMessage and InvalidMessage may.
-fn about_the_message(error: &rdkafka::error::KafkaError) -> bool {
-    use rdkafka::error::{KafkaError, RDKafkaErrorCode as Code};
-    matches!(
-        error,
-        KafkaError::MessageConsumption(
-            Code::BadCompression | Code::MessageSizeTooLarge | Code::InvalidMessageSize
-        )
-    )
-}
-
 /// Finds the messages the consumer fails on (each owned partition is read at its next offset by
 /// a probe client with the same settings; those that fail the same way are they), dead-letters
 /// each by position with an empty value, commits past it and seeks past it. True when one was
@@ -469,15 +457,15 @@ async fn skip_undecodable<H: Handler>(
     {
         return Ok(false);
     }
+    // The whole search stays well inside max.poll.interval.ms, or the consumer would leave
+    // its group while it searches.
+    let budget =
+        (settings.max_message.max(Duration::from_secs(10)) / 2).min(Duration::from_secs(120));
     let (culprits, probed) =
-        tokio::task::block_in_place(|| find_undecodable(consumer, bus, &settings.group));
-    if culprits.is_empty() || (probed > 1 && culprits.len() == probed && !about_the_message(error))
-    {
-        // Every partition failing at once with a code a broken connection also gives is more
-        // likely the connection than the messages.
+        tokio::task::block_in_place(|| find_undecodable(consumer, bus, &settings.group, budget));
+    if culprits.is_empty() {
         tracing::warn!(
             worker = settings.worker,
-            candidates = culprits.len(),
             probed,
             "a message cannot be decoded, but its position could not be told: nothing skipped"
         );
@@ -545,11 +533,13 @@ async fn skip_at(
 }
 
 /// The owned partitions whose next message the client cannot read, (topic, partition, offset),
-/// and how many partitions were probed (those with a message at their next offset).
+/// and how many partitions were probed (those with a message at their next offset), within
+/// `budget` (the partitions left are searched next time).
 fn find_undecodable(
     consumer: &StreamConsumer<Context>,
     bus: &BusConfig,
     group: &str,
+    budget: Duration,
 ) -> (Vec<(String, i32, i64)>, usize) {
     let Ok(assignment) = consumer.assignment() else {
         return (Vec::new(), 0);
@@ -565,7 +555,11 @@ fn find_undecodable(
             })
     };
     let (mut culprits, mut probed) = (Vec::new(), 0);
+    let deadline = std::time::Instant::now() + budget;
     for element in assignment.elements() {
+        if std::time::Instant::now() >= deadline {
+            break;
+        }
         let (topic, partition) = (element.topic().to_string(), element.partition());
         let Ok((low, high)) = consumer.fetch_watermarks(&topic, partition, Duration::from_secs(5))
         else {
@@ -591,9 +585,11 @@ fn find_undecodable(
 }
 
 /// The offset a consumer standing at `next` (None: no position yet) reads from a log holding
-/// `low..high`: None when nothing is there to read.
+/// `low..high`: a position outside the log (before its start: retention; past its end: a broker
+/// that lost data) is reset to the start (`auto.offset.reset=earliest`). None when nothing is
+/// there to read.
 fn clamp_to_log(next: Option<i64>, low: i64, high: i64) -> Option<i64> {
-    let next = next.unwrap_or(low).max(low);
+    let next = next.filter(|&n| (low..=high).contains(&n)).unwrap_or(low);
     (next < high).then_some(next)
 }
 
@@ -876,21 +872,11 @@ mod tests {
         // No position yet: the start.
         assert_eq!(clamp_to_log(None, 10, 20), Some(10));
         assert_eq!(clamp_to_log(Some(15), 10, 20), Some(15));
-        // At or past the end: nothing to read, nothing to blame.
+        // At the end: nothing to read, nothing to blame.
         assert_eq!(clamp_to_log(Some(20), 10, 20), None);
-        assert_eq!(clamp_to_log(Some(25), 10, 20), None);
+        // Past the end (the broker lost data): the consumer resets to the start.
+        assert_eq!(clamp_to_log(Some(25), 10, 20), Some(10));
         assert_eq!(clamp_to_log(None, 0, 0), None);
-    }
-
-    #[test]
-    fn only_decompression_and_size_errors_are_the_message_itself() {
-        use rdkafka::error::{KafkaError, RDKafkaErrorCode as Code};
-        let consumption = KafkaError::MessageConsumption;
-        assert!(about_the_message(&consumption(Code::BadCompression)));
-        assert!(about_the_message(&consumption(Code::MessageSizeTooLarge)));
-        assert!(!about_the_message(&consumption(Code::BadMessage)));
-        assert!(!about_the_message(&consumption(Code::InvalidMessage)));
-        assert!(undecodable(&consumption(Code::InvalidMessage)));
     }
 
     #[tokio::test(start_paused = true)]

@@ -183,7 +183,9 @@ fn build_librdkafka() {
 
     let out_dir = env::var("OUT_DIR").expect("OUT_DIR missing");
 
-    if !Path::new(&out_dir).join("LICENSE").exists() {
+    // fhir-rag patch: copied every time the build script runs (it runs again when a file of
+    // this vendored crate changes), so that an edit to the C sources is compiled.
+    {
         // We're not allowed to build in-tree directly, as ~/.cargo/registry is
         // globally shared. mklove doesn't support out-of-tree builds [0], so we
         // work around the issue by creating a clone of librdkafka inside of

@@ -485,6 +485,11 @@ rd_kafka_handle_Fetch_metadata_update(rd_kafka_broker_t *rkb,
                                     &Partition->CurrentLeader);
                                 changed_partition++;
                         }
+                        /* fhir-rag patch: partitions without a leader were
+                         * counted but not filled in: do not leave their
+                         * slots (uninitialised memory) to the update. */
+                        md->topics[changed_topic].partition_cnt =
+                            changed_partition;
                         changed_topic++;
                 }
 
