@@ -144,7 +144,10 @@ where
 }
 
 /// Writes a benchmark's figures to `output` as pretty JSON, creating its folder.
-fn write_figures(output: &std::path::Path, figures: &impl Serialize) -> anyhow::Result<()> {
+pub(crate) fn write_figures(
+    output: &std::path::Path,
+    figures: &impl Serialize,
+) -> anyhow::Result<()> {
     if let Some(dir) = output.parent() {
         std::fs::create_dir_all(dir)?;
     }

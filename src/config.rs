@@ -220,6 +220,22 @@ pub enum Command {
         #[command(flatten)]
         store: StoreConfig,
     },
+    /// Grow a synthetic population from an archive: new ids, names, identifiers, addresses;
+    /// dates shifted, values jittered; written as bundles the backfill reads.
+    Generate {
+        /// The archive the population is grown from.
+        #[arg(long, default_value = crate::bench::ARCHIVE)]
+        data: std::path::PathBuf,
+        /// Patients to write.
+        #[arg(long)]
+        patients: u64,
+        /// Seed (the same seed writes the same population).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Folder to write the bundles into.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
     /// Benchmarks: print figures and write them under docs/results/.
     Bench {
         /// Which benchmark.
@@ -261,6 +277,9 @@ pub enum BenchCommand {
     /// The embedder against sentence-transformers on the same chunk texts of an archive,
     /// alternating rounds, the same threads: tokens per second and the vectors' agreement.
     Embed(crate::bench::EmbedBenchConfig),
+    /// A population grown from the archive, size by size (1k, 10k, 100k patients): ingest
+    /// throughput, store bytes per patient, answer latency per question kind.
+    Scale(crate::scale::ScaleBenchConfig),
 }
 
 /// Which embedder runs.

@@ -281,6 +281,29 @@ async fn run(command: Command) -> anyhow::Result<()> {
             println!("written to {}", config.output.display());
         }
         Command::Bench {
+            which: BenchCommand::Scale(config),
+        } => {
+            fhir_rag::scale::scale(&config).await?;
+            println!("written to {}", config.output.display());
+        }
+        Command::Generate {
+            data,
+            patients,
+            seed,
+            out,
+        } => {
+            let population = fhir_rag::generate::Population::from_archive(&data, seed)?;
+            let written = population.write(&out, patients)?;
+            println!(
+                "{} bundles written to {} ({} patients grown from {} templates, {} shared bundles)",
+                written.len(),
+                out.display(),
+                patients,
+                population.templates(),
+                population.shared().len()
+            );
+        }
+        Command::Bench {
             which: BenchCommand::Answer(config),
         } => {
             let result = bench::answer(&config).await?;
