@@ -205,9 +205,10 @@ pub async fn keep_sex(
 /// alcoholism is on record" against "No information…"), and a word only one other patient's
 /// record uses would otherwise show that someone here has it.
 ///
-/// At most [`KNOWN_WORD_CHUNKS`] matching chunks are read per word: a word that common is held
-/// by k patients in practice, and one whose first chunks all belong to fewer is read as unknown
-/// (the cautious side).
+/// Patients are counted in `patient_words` (the lexemes of each patient's chunks, kept at
+/// ingest): exact, and at most `min_patients` rows read per word whatever the store's size. A
+/// word of several lexemes counts a patient only when one chunk holds them all, as the
+/// full-text match reads it.
 pub async fn known_words(
     pool: &PgPool,
     words: &[String],
@@ -224,23 +225,31 @@ pub async fn known_words(
                    SELECT 1 FROM chunks c JOIN documents d USING (document_id)
                    WHERE d.patient_key = ANY($3)
                      AND c.text_search @@ plainto_tsquery('english', w)))
-            OR (SELECT count(DISTINCT d.patient_key)
-                FROM (SELECT document_id FROM chunks
-                      WHERE text_search @@ plainto_tsquery('english', w)
-                      LIMIT $4) c
-                JOIN documents d USING (document_id)) >= $2",
+            OR (SELECT count(*) FROM (
+                    SELECT pw.patient_key
+                    FROM patient_words pw
+                    WHERE pw.word = (SELECT min(l)
+                                     FROM unnest(tsvector_to_array(to_tsvector('english', w))) l)
+                      -- A word of several lexemes ('covid-19'): each of them in the patient's
+                      -- records, and all of them in one chunk, as the full-text match reads it.
+                      AND NOT EXISTS (
+                          SELECT 1 FROM unnest(tsvector_to_array(to_tsvector('english', w))) l
+                          WHERE NOT EXISTS (SELECT 1 FROM patient_words p2
+                                            WHERE p2.word = l
+                                              AND p2.patient_key = pw.patient_key))
+                      AND (length(to_tsvector('english', w)) = 1 OR EXISTS (
+                          SELECT 1 FROM documents d JOIN chunks c USING (document_id)
+                          WHERE d.patient_key = pw.patient_key
+                            AND c.text_search @@ plainto_tsquery('english', w)))
+                    LIMIT $2) k) >= $2",
     )
     .bind(words)
     .bind(min_patients.max(1) as i64)
     .bind(own)
-    .bind(KNOWN_WORD_CHUNKS)
     .fetch_all(pool)
     .await?;
     Ok(rows.into_iter().collect())
 }
-
-/// Most chunks [`known_words`] reads per word.
-pub const KNOWN_WORD_CHUNKS: i64 = 5000;
 
 /// The condition names (the subject of condition facts) the patients of `scope` hold, each with
 /// those patients, for reading which condition a question names. Never shown to a requester.

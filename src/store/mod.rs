@@ -408,6 +408,9 @@ impl Store {
         outcome.facts_written = written;
         if !affected.is_empty() {
             rebuild_documents(&mut tx, &affected, embedder, &mut outcome).await?;
+            let mut patients: Vec<i64> = affected.iter().map(|k| k.0).collect();
+            patients.dedup();
+            refresh_patient_words(&mut tx, &patients).await?;
         }
         tx.commit().await?;
         Ok(outcome)
@@ -882,6 +885,30 @@ async fn replace_links(
             );
         }
     }
+    Ok(())
+}
+
+/// The words (text-search lexemes) `patients`' chunks hold, recomputed after their documents
+/// changed: what [`crate::answer::search::known_words`] counts patients by.
+async fn refresh_patient_words(
+    tx: &mut Transaction<'_, Postgres>,
+    patients: &[i64],
+) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM patient_words WHERE patient_key = ANY($1)")
+        .bind(patients)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO patient_words (word, patient_key)
+         SELECT DISTINCT w, d.patient_key
+         FROM documents d
+         JOIN chunks c USING (document_id)
+         CROSS JOIN LATERAL unnest(tsvector_to_array(c.text_search)) AS w
+         WHERE d.patient_key = ANY($1)",
+    )
+    .bind(patients)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 

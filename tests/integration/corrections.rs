@@ -83,6 +83,25 @@ fn http_get(addr: &str, path: &str) -> String {
     response
 }
 
+/// Rows of `patient_words` (kept per changed patient at ingest) that differ from the words of
+/// the chunks now stored, recomputed over the whole store: 0 when the incremental upkeep
+/// followed every retraction, move and tombstone.
+async fn stale_patient_words(pool: &sqlx::PgPool) -> i64 {
+    sqlx::query_scalar(
+        "WITH now AS (
+             SELECT DISTINCT w AS word, d.patient_key
+             FROM documents d JOIN chunks c USING (document_id)
+             CROSS JOIN LATERAL unnest(tsvector_to_array(c.text_search)) AS w)
+         SELECT count(*) FROM (
+             (SELECT word, patient_key FROM patient_words EXCEPT SELECT * FROM now)
+             UNION ALL
+             (SELECT * FROM now EXCEPT SELECT word, patient_key FROM patient_words)) x",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
 async fn send(run: &TestRun, messages: Vec<(Option<&str>, Vec<u8>)>) -> i64 {
     let refs: Vec<(Option<&str>, &[u8])> =
         messages.iter().map(|(k, v)| (*k, v.as_slice())).collect();
@@ -209,11 +228,30 @@ async fn corrections_retract_move_and_rebuild_documents() {
     assert_eq!((default.len(), other.len()), (1, 1));
     assert_ne!(default, other);
 
+    assert_eq!(stale_patient_words(&pool).await, 0);
+    let known = |words: &[&str]| {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        let pool = pool.clone();
+        async move {
+            fhir_rag::answer::search::known_words(&pool, &words, 1, None)
+                .await
+                .unwrap()
+        }
+    };
+    assert!(known(&["migraine"]).await.contains("migraine"));
+
     // 4. A tombstone for pb erases pb's facts and documents; pa is untouched.
     run.publish_tombstone("pb").await;
     sent += 1;
     run.wait_committed(sent, Duration::from_secs(300), &mut worker)
         .await;
+    assert_eq!(stale_patient_words(&pool).await, 0);
+    // The word only pb's records used is no longer known to any patient's records.
+    let now = known(&["migraine", "hypertension"]).await;
+    assert!(
+        !now.contains("migraine") && now.contains("hypertension"),
+        "{now:?}"
+    );
     assert!(documents(&pool, "", "pb").await.is_empty());
     assert_eq!(documents(&pool, "", "pa").await.len(), 2);
     // The vault keeps pb's name, so that the guard still recognises it.
