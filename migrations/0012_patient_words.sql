@@ -5,10 +5,11 @@
 -- word held by many patients unknown).
 CREATE TABLE patient_words (
     word TEXT NOT NULL,
-    patient_key BIGINT NOT NULL REFERENCES patients (patient_key),
+    patient_key BIGINT NOT NULL REFERENCES patients (patient_key) ON DELETE CASCADE,
     PRIMARY KEY (word, patient_key)
 );
 CREATE INDEX patient_words_by_patient ON patient_words (patient_key);
+-- A later migration that redefines chunks.text_search (as 0006 did) must fill this table again.
 
 INSERT INTO patient_words (word, patient_key)
 SELECT DISTINCT w, d.patient_key

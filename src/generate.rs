@@ -176,13 +176,21 @@ impl Person {
         self.walk(bundle);
     }
 
+    /// An identifier's value: the new id where it is an id of this bundle (Synthea's record
+    /// numbers), else random characters of the same shape.
+    fn new_identifier(&mut self, identifier: &mut Value) {
+        let Some(value) = identifier["value"].as_str() else {
+            return;
+        };
+        let new = match self.ids.get(value) {
+            Some(id) => id.clone(),
+            None => same_shape(&mut self.rng, value),
+        };
+        identifier["value"] = Value::String(new);
+    }
+
     /// The Patient's identifying fields, generated.
     fn new_identity(&mut self, patient: &mut Value) {
-        for identifier in patient["identifier"].as_array_mut().into_iter().flatten() {
-            if let Some(value) = identifier["value"].as_str() {
-                identifier["value"] = Value::String(same_shape(&mut self.rng, value));
-            }
-        }
         for telecom in patient["telecom"].as_array_mut().into_iter().flatten() {
             if telecom["value"].is_string() {
                 let number = format!(
@@ -200,6 +208,15 @@ impl Person {
             let Some(map) = extension.as_object_mut() else {
                 continue;
             };
+            // Quality- and disability-adjusted life years, to many digits: a template's
+            // fingerprint.
+            if let Some(x) = map.get("valueDecimal").and_then(Value::as_f64) {
+                let jittered = x * (1.0 + self.rng.random_range(-0.05..=0.05));
+                map.insert(
+                    "valueDecimal".into(),
+                    Value::from((jittered * 1e3).round() / 1e3),
+                );
+            }
             if map.contains_key("valueString") {
                 map.insert("valueString".into(), Value::String(new_name(&mut self.rng)));
             }
@@ -244,9 +261,27 @@ impl Person {
             }
             Value::Array(items) => items.iter_mut().for_each(|v| self.walk(v)),
             Value::Object(map) => {
+                // An attachment's content (base64 notes and reports) repeats the template's
+                // name and its unshifted dates; the ingest path never reads it.
+                if map.contains_key("contentType") {
+                    map.remove("data");
+                }
                 for (key, v) in map.iter_mut() {
                     if key == "valueQuantity" {
                         self.jitter(v);
+                    }
+                    if SCRAMBLED.contains(&key.as_str()) {
+                        if let Value::String(s) = v {
+                            *s = same_shape(&mut self.rng, s);
+                        }
+                        continue;
+                    }
+                    if key == "identifier" {
+                        // A resource's own identifiers (an array; a Reference's single
+                        // identifier names a shared practitioner and is kept).
+                        for identifier in v.as_array_mut().into_iter().flatten() {
+                            self.new_identifier(identifier);
+                        }
                     }
                     if key != "resourceType" && key != "system" && key != "code" {
                         self.walk(v);
@@ -341,6 +376,17 @@ const SYLLABLES: [&str; 24] = [
     "den", "ko", "fa", "gri", "ha", "jon", "pe", "qui", "sa", "wen",
 ];
 
+/// Fields whose values identify a device, a study or a specimen (and carry dates: an imaging
+/// uid ends in the study's time in milliseconds): random characters of the same shape.
+const SCRAMBLED: [&str; 6] = [
+    "uid",
+    "serialNumber",
+    "lotNumber",
+    "distinctIdentifier",
+    "deviceIdentifier",
+    "carrierHRF",
+];
+
 /// A pronounceable made-up word of `syllables` syllables, capitalized.
 fn new_word(rng: &mut ChaCha8Rng, syllables: usize) -> String {
     let word: String = (0..syllables)
@@ -366,20 +412,28 @@ fn new_name(rng: &mut ChaCha8Rng) -> String {
 /// `value` with each digit replaced by a random digit and each letter by a random letter of
 /// the same case; other characters kept (an SSN stays `ddd-dd-dddd`).
 fn same_shape(rng: &mut ChaCha8Rng, value: &str) -> String {
-    value
-        .chars()
-        .map(|c| {
-            if c.is_ascii_digit() {
-                char::from(b'0' + rng.random_range(0..10u8))
-            } else if c.is_ascii_lowercase() {
-                char::from(b'a' + rng.random_range(0..26u8))
-            } else if c.is_ascii_uppercase() {
-                char::from(b'A' + rng.random_range(0..26u8))
-            } else {
-                c
-            }
-        })
-        .collect()
+    // Synthea's SSNs and licence numbers start with 999 / S999, a range never issued: kept, so
+    // that a generated number cannot be a real person's.
+    let kept = ["S999", "999"]
+        .iter()
+        .find(|p| value.starts_with(**p))
+        .map_or(0, |p| p.len());
+    let (head, tail) = value.split_at(kept);
+    head.to_string()
+        + &tail
+            .chars()
+            .map(|c| {
+                if c.is_ascii_digit() {
+                    char::from(b'0' + rng.random_range(0..10u8))
+                } else if c.is_ascii_lowercase() {
+                    char::from(b'a' + rng.random_range(0..26u8))
+                } else if c.is_ascii_uppercase() {
+                    char::from(b'A' + rng.random_range(0..26u8))
+                } else {
+                    c
+                }
+            })
+            .collect::<String>()
 }
 
 #[cfg(test)]
@@ -436,6 +490,7 @@ mod tests {
         identifying.extend(values("address", "postalCode"));
         assert!(identifying.len() >= 5, "{identifying:?}");
         let text = grown.to_string();
+        assert!(!text.contains("\"data\""), "attachment content is dropped");
         for s in &identifying {
             assert!(
                 !text.contains(s.as_str()),

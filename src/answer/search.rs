@@ -228,8 +228,11 @@ pub async fn known_words(
             OR (SELECT count(*) FROM (
                     SELECT pw.patient_key
                     FROM patient_words pw
-                    WHERE pw.word = (SELECT min(l)
-                                     FROM unnest(tsvector_to_array(to_tsvector('english', w))) l)
+                    -- Looked up by its longest lexeme (for 'covid-19', the compound, not
+                    -- '19' that most patients hold): few candidates beyond the k wanted.
+                    WHERE pw.word = (SELECT l
+                                     FROM unnest(tsvector_to_array(to_tsvector('english', w))) l
+                                     ORDER BY length(l) DESC, l LIMIT 1)
                       -- A word of several lexemes ('covid-19'): each of them in the patient's
                       -- records, and all of them in one chunk, as the full-text match reads it.
                       AND NOT EXISTS (

@@ -894,6 +894,15 @@ async fn refresh_patient_words(
     tx: &mut Transaction<'_, Postgres>,
     patients: &[i64],
 ) -> Result<(), StoreError> {
+    // One writer per patient at a time (a moved fact makes two messages touch one patient):
+    // else the second DELETE misses the first's rows and its INSERT collides. Taken in order.
+    sqlx::query(
+        "SELECT pg_advisory_xact_lock(hashtextextended('patient_words', k))
+         FROM unnest($1::bigint[]) AS k ORDER BY k",
+    )
+    .bind(patients)
+    .execute(&mut **tx)
+    .await?;
     sqlx::query("DELETE FROM patient_words WHERE patient_key = ANY($1)")
         .bind(patients)
         .execute(&mut **tx)
