@@ -27,9 +27,9 @@ latency.set_title("Answers")
 latency.legend(fontsize=7)
 latency.grid(True, which="both", alpha=0.3)
 
-ingest.plot(patients, [s["ingest_patients_per_s_one"] for s in sizes], "o-",
+ingest.plot(patients, [s.get("ingest_patients_per_s_one") or float("nan") for s in sizes], "o-",
             label="one pipeline")
-ingest.plot(patients, [s["ingest_patients_per_s_two"] for s in sizes], "o-",
+ingest.plot(patients, [s.get("ingest_patients_per_s_two") or float("nan") for s in sizes], "o-",
             label="two pipelines")
 ingest.set_xscale("log")
 ingest.set_ylim(bottom=0)

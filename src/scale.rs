@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::answer::contract::{Mode, Query, QueryOptions, Requester};
 use crate::answer::pipeline::{AnswerConfig, AnswerEngine};
@@ -45,10 +45,20 @@ pub struct ScaleBenchConfig {
     /// Keep the benchmark's database afterwards.
     #[arg(long)]
     pub keep_database: bool,
+    /// Go on in a database an earlier run kept (`--keep-database`, same `--seed`): its patients
+    /// count as ingested, a size equal to what it holds is measured again without ingest (its
+    /// ingest figures carried from `--ingest-from`), the sizes `--output` holds that this run
+    /// does not measure are kept (each with its own date), and the database is kept.
+    #[arg(long, value_name = "DATABASE")]
+    pub resume: Option<String>,
+    /// Where a resumed run finds the ingest figures of a size it measures again (default:
+    /// `--output`).
+    #[arg(long, requires = "resume")]
+    pub ingest_from: Option<PathBuf>,
 }
 
 /// Latency of one question kind.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Latency {
     /// Questions asked.
     pub questions: usize,
@@ -58,11 +68,17 @@ pub struct Latency {
     pub p95_ms: f64,
     /// Answers by status.
     pub by_status: std::collections::BTreeMap<String, usize>,
+    /// Each question's slowest answer, ms, slowest first (where the time goes).
+    #[serde(default)]
+    pub slowest: Vec<(String, f64)>,
 }
 
 /// Figures at one size.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SizeFigures {
+    /// When the answers and the store were measured (UTC).
+    #[serde(default)]
+    pub measured: Option<String>,
     /// Patients in the store.
     pub patients: i64,
     /// Documents, embeddings (chunks) and facts in the store.
@@ -72,11 +88,14 @@ pub struct SizeFigures {
     /// Flattened resources.
     pub facts: i64,
     /// Patients added at this step, one pipeline at a time: patients per second.
-    pub ingest_patients_per_s_one: f64,
+    pub ingest_patients_per_s_one: Option<f64>,
     /// The same with two pipelines side by side (two workers' worth of work).
-    pub ingest_patients_per_s_two: f64,
+    pub ingest_patients_per_s_two: Option<f64>,
     /// Seconds to add this step's patients.
-    pub ingest_s: f64,
+    pub ingest_s: Option<f64>,
+    /// When the ingest figures were taken (a resumed run carries them from the run that ingested).
+    #[serde(default)]
+    pub ingest_measured: Option<String>,
     /// Database bytes (tables, indexes, vectors) per patient.
     pub store_bytes_per_patient: f64,
     /// Database bytes, all.
@@ -114,6 +133,10 @@ pub struct ScaleBenchResult {
 
 /// Runs the benchmark, writing the figures after each size.
 pub async fn scale(config: &ScaleBenchConfig) -> anyhow::Result<ScaleBenchResult> {
+    if let Some(database) = &config.resume {
+        let url = crate::store::with_database(&config.store.database_url, database);
+        return run(config, &url).await;
+    }
     let run_id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
     let database = format!("fhir_rag_bench_{run_id}");
     let url = crate::store::create_database(&config.store.database_url, &database).await?;
@@ -134,9 +157,15 @@ async fn run(config: &ScaleBenchConfig, url: &str) -> anyhow::Result<ScaleBenchR
     let embedder = config.model.start()?;
     store.ensure_embedding_model(embedder.info()).await?;
     let population = Population::from_archive(&config.data, config.seed)?;
-    for bundle in population.shared() {
-        ingest_one(&store, &embedder, bundle.clone()).await?;
+    let mut have = 0u64;
+    if config.resume.is_some() {
+        have = store.counts().await?.patients.try_into()?;
+    } else {
+        for bundle in population.shared() {
+            ingest_one(&store, &embedder, bundle.clone()).await?;
+        }
     }
+    let earlier = earlier_sizes(config.ingest_from.as_ref().unwrap_or(&config.output));
     let mut result = ScaleBenchResult {
         date: chrono::Utc::now().to_rfc3339(),
         cores: std::thread::available_parallelism()
@@ -149,9 +178,24 @@ async fn run(config: &ScaleBenchConfig, url: &str) -> anyhow::Result<ScaleBenchR
             "in process: generate, parse_message, flatten_parsed, Store::apply (no broker)",
         sizes: Vec::new(),
     };
-    let mut have = 0u64;
     for &size in &config.sizes {
-        anyhow::ensure!(size > have, "--sizes must ascend");
+        if size == have && config.resume.is_some() {
+            let mut figures = measure(config, &store, &embedder, None, size).await?;
+            if let Some(carried) = earlier.iter().find(|e| e.patients == figures.patients) {
+                figures.ingest_patients_per_s_one = carried.ingest_patients_per_s_one;
+                figures.ingest_patients_per_s_two = carried.ingest_patients_per_s_two;
+                figures.ingest_s = carried.ingest_s;
+                figures.ingest_measured = carried.ingest_measured.clone();
+            }
+            report(&figures);
+            result.sizes.push(figures);
+            write(config, &result)?;
+            continue;
+        }
+        anyhow::ensure!(
+            size > have,
+            "--sizes must ascend past the patients already stored"
+        );
         let half = have + (size - have) / 2;
         let one_n = half - have;
         let started = Instant::now();
@@ -166,25 +210,74 @@ async fn run(config: &ScaleBenchConfig, url: &str) -> anyhow::Result<ScaleBenchR
             config,
             &store,
             &embedder,
-            ((one_n, one_s), (size - half, two_s)),
+            Some(((one_n, one_s), (size - half, two_s))),
             size,
         )
         .await?;
-        println!(
-            "{} patients: ingest {:.1} / {:.1} patients/s (one / two pipelines), {:.0} KB per patient, care team p95 {:.0} ms, cohort p95 {:.0} ms, dp p95 {:.0} ms",
-            figures.patients,
-            figures.ingest_patients_per_s_one,
-            figures.ingest_patients_per_s_two,
-            figures.store_bytes_per_patient / 1024.0,
-            figures.care_team.p95_ms,
-            figures.cohort.p95_ms,
-            figures.dp.p95_ms
-        );
+        report(&figures);
         result.sizes.push(figures);
-        crate::bench::write_figures(&config.output, &result)?;
+        write(config, &result)?;
     }
     Ok(result)
 }
+
+/// Writes the figures; a resumed run keeps the sizes `--output` holds that it did not measure.
+fn write(config: &ScaleBenchConfig, result: &ScaleBenchResult) -> anyhow::Result<()> {
+    let mut written = result.clone();
+    if config.resume.is_some() {
+        for size in earlier_sizes(&config.output) {
+            if !written.sizes.iter().any(|s| s.patients == size.patients) {
+                written.sizes.push(size);
+            }
+        }
+        written.sizes.sort_by_key(|s| s.patients);
+    }
+    crate::bench::write_figures(&config.output, &written)
+}
+
+fn report(figures: &SizeFigures) {
+    println!(
+        "{} patients: ingest {:.1} / {:.1} patients/s (one / two pipelines), {:.0} KB per patient, care team p95 {:.0} ms, cohort p95 {:.0} ms, dp p95 {:.0} ms",
+        figures.patients,
+        figures.ingest_patients_per_s_one.unwrap_or(f64::NAN),
+        figures.ingest_patients_per_s_two.unwrap_or(f64::NAN),
+        figures.store_bytes_per_patient / 1024.0,
+        figures.care_team.p95_ms,
+        figures.cohort.p95_ms,
+        figures.dp.p95_ms
+    );
+}
+
+/// The sizes of an earlier run's figures (none when the file is missing or unreadable); each
+/// without its own dates takes the run's.
+fn earlier_sizes(path: &std::path::Path) -> Vec<SizeFigures> {
+    #[derive(Deserialize)]
+    struct Earlier {
+        date: String,
+        sizes: Vec<SizeFigures>,
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let Ok(earlier) = serde_json::from_str::<Earlier>(&text) else {
+        return Vec::new();
+    };
+    earlier
+        .sizes
+        .into_iter()
+        .map(|mut size| {
+            size.measured.get_or_insert_with(|| earlier.date.clone());
+            if size.ingest_patients_per_s_one.is_some() {
+                size.ingest_measured
+                    .get_or_insert_with(|| earlier.date.clone());
+            }
+            size
+        })
+        .collect()
+}
+
+/// Patients and seconds of a step's ingest: by one pipeline, then by two.
+type IngestTimes = ((u64, f64), (u64, f64));
 
 /// One bundle through the ingest path's functions.
 async fn ingest_one(
@@ -227,7 +320,7 @@ async fn measure(
     config: &ScaleBenchConfig,
     store: &Store,
     embedder: &EmbeddingService,
-    ((one_n, one_s), (two_n, two_s)): ((u64, f64), (u64, f64)),
+    ingest: Option<IngestTimes>,
     size: u64,
 ) -> anyhow::Result<SizeFigures> {
     let counts = store.counts().await?;
@@ -243,6 +336,9 @@ async fn measure(
     .fetch_all(store.pool())
     .await?;
     let engine = engine(store, embedder).await?;
+    // Query ids (and so requester ids) new to the store, also when a run resumes one: a
+    // repeated DP query id is a replay, refused by the ledger.
+    let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S");
     let patients: Vec<String> =
         sqlx::query_scalar("SELECT fhir_id FROM patients ORDER BY md5(fhir_id) LIMIT $1")
             .bind(config.questions as i64)
@@ -257,7 +353,7 @@ async fn measure(
     for (i, patient) in patients.iter().enumerate() {
         let question = care_questions[i % care_questions.len()];
         care.push(query(
-            format!("scale-care-{size}-{i}"),
+            format!("scale-care-{stamp}-{size}-{i}"),
             "clinician",
             Some(vec![patient.clone()]),
             question,
@@ -271,11 +367,17 @@ async fn measure(
         "What is the median age of patients with hypertension?",
         "How many women have prediabetes?",
         "How many patients have had COVID-19?",
+        "What is the median body weight of patients with diabetes?",
+        "What are the most common medications of patients with hypertension?",
+        "How many patients have both diabetes and hypertension?",
+        "How many patients received an influenza vaccine in 2019?",
+        "What is the median systolic blood pressure of patients with hypertension?",
+        "How many patients have an allergy?",
     ];
     let cohort: Vec<Query> = (0..config.questions)
         .map(|i| {
             query(
-                format!("scale-cohort-{size}-{i}"),
+                format!("scale-cohort-{stamp}-{size}-{i}"),
                 "researcher",
                 None,
                 cohort_questions[i % cohort_questions.len()],
@@ -286,7 +388,7 @@ async fn measure(
     let dp: Vec<Query> = (0..config.questions)
         .map(|i| {
             query(
-                format!("scale-dp-{size}-{i}"),
+                format!("scale-dp-{stamp}-{size}-{i}"),
                 "researcher",
                 None,
                 cohort_questions[i % cohort_questions.len()],
@@ -295,15 +397,22 @@ async fn measure(
         })
         .collect();
     let patients_now = counts.patients.max(1) as f64;
-    let (one, two) = (one_n as f64, two_n as f64);
+    let ingest_rate = |pick: fn(&IngestTimes) -> (u64, f64)| {
+        ingest
+            .as_ref()
+            .map(pick)
+            .map(|(n, s)| n as f64 / s.max(1e-9))
+    };
     Ok(SizeFigures {
+        measured: Some(chrono::Utc::now().to_rfc3339()),
         patients: counts.patients,
         documents: counts.documents,
         embeddings: counts.embeddings,
         facts: counts.facts,
-        ingest_patients_per_s_one: one / one_s.max(1e-9),
-        ingest_patients_per_s_two: two / two_s.max(1e-9),
-        ingest_s: one_s + two_s,
+        ingest_patients_per_s_one: ingest_rate(|i| i.0),
+        ingest_patients_per_s_two: ingest_rate(|i| i.1),
+        ingest_s: ingest.map(|((_, one_s), (_, two_s))| one_s + two_s),
+        ingest_measured: ingest.map(|_| chrono::Utc::now().to_rfc3339()),
         store_bytes_per_patient: store_bytes as f64 / patients_now,
         store_bytes,
         table_bytes: tables.into_iter().collect(),
@@ -369,15 +478,21 @@ fn query(
 async fn timed(engine: &AnswerEngine, queries: &[Query]) -> Latency {
     let mut ms = Vec::new();
     let mut by_status = std::collections::BTreeMap::new();
+    let mut slowest: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
     for q in queries {
         let started = Instant::now();
         let status = match engine.answer(q).await {
             Ok(sealed) => format!("{:?}", sealed.into_parts().0.status).to_lowercase(),
             Err(e) => format!("error: {e}"),
         };
-        ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+        ms.push(elapsed);
         *by_status.entry(status).or_insert(0) += 1;
+        let worst = slowest.entry(q.question.clone()).or_default();
+        *worst = worst.max(elapsed);
     }
+    let mut slowest: Vec<(String, f64)> = slowest.into_iter().collect();
+    slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
     ms.sort_by(f64::total_cmp);
     let pick = |p: f64| {
         if ms.is_empty() {
@@ -391,5 +506,6 @@ async fn timed(engine: &AnswerEngine, queries: &[Query]) -> Latency {
         p50_ms: pick(0.5),
         p95_ms: pick(0.95),
         by_status,
+        slowest,
     }
 }

@@ -2021,7 +2021,7 @@ impl AnswerEngine {
             return Ok(false);
         }
         let patients = super::cohort::cohort(pool, scope, condition.as_deref()).await?;
-        let facts = super::cohort::facts_of(pool, &patients, "Observation").await?;
+        let facts = super::cohort::observations_naming(pool, &patients, &analysis).await?;
         let Some((line, patient)) = super::cohort::extreme_reading(&facts, &analysis, extreme)
         else {
             return Ok(false);

@@ -674,29 +674,124 @@ const BROAD_WORDS: &[&str] = &[
 /// Plural or synonymous forms folded onto the words the documents use.
 fn canonical(word: &str) -> String {
     let w = word.to_lowercase();
-    let mapped = match w.as_str() {
-        "medications" | "medicines" | "medicine" | "drugs" | "drug" | "prescriptions"
-        | "prescription" | "prescribed" | "prescribe" | "prescribing" | "meds" | "med" | "rx"
-        | "scripts" | "script" => "medication",
-        "conditions" | "diagnoses" | "diagnosis" | "diagnosed" | "diseases" | "disease"
-        | "problems" | "problem" | "dx" => "condition",
-        "allergies" | "allergic" | "allergen" | "allergens" => "allergy",
-        "procedures" | "operations" | "operation" | "operated" | "surgeries" | "surgery"
-        | "surgical" | "procs" | "proc" => "procedure",
-        "pts" | "people" | "persons" | "individuals" | "folks" => "patients",
-        "vaccines" | "vaccine" | "vaccinations" | "vaccination" | "immunizations" | "shots"
-        | "shot" | "jab" | "jabs" | "immunisation" | "immunisations" | "vaccinated"
-        | "immunized" | "immunised" => "immunization",
-        "readings" | "measurements" | "measurement" | "vitals" => "reading",
-        "weigh" | "weighed" | "weights" => "weight",
-        "heights" | "tall" => "height",
-        "pressures" => "pressure",
-        "labs" | "laboratory" | "tests" => "lab",
-        "reports" => "report",
-        "plans" => "plan",
-        other => other,
-    };
+    let mapped = CANONICAL
+        .iter()
+        .find(|(words, _)| words.contains(&w.as_str()))
+        .map_or(w.as_str(), |(_, to)| to);
     stem(mapped)
+}
+
+/// Words read as one term (before the plural stripper): what [`canonical`] maps.
+const CANONICAL: &[(&[&str], &str)] = &[
+    (
+        &[
+            "medications",
+            "medicines",
+            "medicine",
+            "drugs",
+            "drug",
+            "prescriptions",
+            "prescription",
+            "prescribed",
+            "prescribe",
+            "prescribing",
+            "meds",
+            "med",
+            "rx",
+            "scripts",
+            "script",
+        ],
+        "medication",
+    ),
+    (
+        &[
+            "conditions",
+            "diagnoses",
+            "diagnosis",
+            "diagnosed",
+            "diseases",
+            "disease",
+            "problems",
+            "problem",
+            "dx",
+        ],
+        "condition",
+    ),
+    (
+        &["allergies", "allergic", "allergen", "allergens"],
+        "allergy",
+    ),
+    (
+        &[
+            "procedures",
+            "operations",
+            "operation",
+            "operated",
+            "surgeries",
+            "surgery",
+            "surgical",
+            "procs",
+            "proc",
+        ],
+        "procedure",
+    ),
+    (
+        &["pts", "people", "persons", "individuals", "folks"],
+        "patients",
+    ),
+    (
+        &[
+            "vaccines",
+            "vaccine",
+            "vaccinations",
+            "vaccination",
+            "immunizations",
+            "shots",
+            "shot",
+            "jab",
+            "jabs",
+            "immunisation",
+            "immunisations",
+            "vaccinated",
+            "immunized",
+            "immunised",
+        ],
+        "immunization",
+    ),
+    (
+        &["readings", "measurements", "measurement", "vitals"],
+        "reading",
+    ),
+    (&["weigh", "weighed", "weights"], "weight"),
+    (&["heights", "tall"], "height"),
+    (&["pressures"], "pressure"),
+    (&["labs", "laboratory", "tests"], "lab"),
+    (&["reports"], "report"),
+    (&["plans"], "plan"),
+];
+
+/// Lowercase ASCII substrings of which an ASCII text whose [`line_terms`] hold `term` contains
+/// at least one (the term itself or its stem, and every word [`canonical`] maps to it): a
+/// filter a database can apply before the exact reading. Empty when the term is not ASCII (no
+/// substring can stand for it then).
+pub fn term_substrings(term: &str) -> Vec<String> {
+    if !term.is_ascii() || term.is_empty() {
+        return Vec::new();
+    }
+    // "allergy" is also written "allergies"; a word that loses a final "s" holds the term.
+    let own = match term.strip_suffix('y') {
+        Some(stem) if !stem.is_empty() => stem.to_string(),
+        _ => term.to_string(),
+    };
+    let mut out = vec![own];
+    for (words, to) in CANONICAL {
+        if stem(to) == term {
+            out.extend(words.iter().map(|w| w.to_string()));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// A crude plural stripper, enough to make "readings" meet "reading" and "levels" meet "level".
@@ -2053,6 +2148,55 @@ pub fn tsquery_or(terms: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_word_read_as_a_term_holds_one_of_its_substrings() {
+        // Every word the canonical table maps, with the plurals the stripper undoes, in any case.
+        let mut words: Vec<String> = CANONICAL
+            .iter()
+            .flat_map(|(words, to)| words.iter().chain(std::iter::once(to)))
+            .map(|w| w.to_string())
+            .collect();
+        for w in [
+            "allergy",
+            "allergies",
+            "Weight",
+            "WEIGHTS",
+            "pressure",
+            "Pressures",
+            "status",
+            "virus",
+            "class",
+            "bodies",
+            "body",
+            "readings",
+            "A1c",
+            "x",
+            "ies",
+            "Hemoglobin",
+        ] {
+            words.push(w.to_string());
+        }
+        for word in &words {
+            let term = canonical(word);
+            let substrings = term_substrings(&term);
+            assert!(
+                substrings
+                    .iter()
+                    .any(|s| word.to_ascii_lowercase().contains(s.as_str())),
+                "{word} reads as {term}, none of {substrings:?} in it"
+            );
+        }
+        // A sentence's terms, as the cohort readings read them.
+        let sentence =
+            "Category is vital-signs. Code is Systolic Blood Pressure. Value is 120 mm[Hg].";
+        for term in line_terms(sentence) {
+            assert!(term_substrings(&term)
+                .iter()
+                .any(|s| sentence.to_ascii_lowercase().contains(s.as_str())));
+        }
+        assert!(term_substrings("caf\u{e9}").is_empty());
+    }
 
     #[test]
     fn the_lexicon_puts_clinical_words_in_the_records_words() {

@@ -13,6 +13,7 @@ mod model;
 mod openai_fixture;
 mod privacy;
 mod reliability;
+mod scale;
 mod security;
 mod support;
 mod watchdog;

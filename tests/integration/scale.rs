@@ -1,0 +1,300 @@
+//! What `bench scale` measures must stay true at any size: cohort answers over a population grown
+//! from the archive (`fhir-rag generate`, ingested by a worker from the broker) equal the exact
+//! count computed from the generated bundles themselves, and the set-based `vault.ages` reads
+//! dates as they are written, the malformed ones included.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::{Datelike, NaiveDate};
+use fhir_rag::answer::contract::{AnswerStatus, Query, QueryOptions, Requester};
+use regex::Regex;
+use sqlx::Row;
+
+use crate::support::*;
+
+/// Patients whose generated bundle holds a resource of `resource_type` whose code (any coding's
+/// display, or its text) matches `pattern`, dated in `year` when one is given: the oracle, read
+/// from the files, not from the store.
+fn exact_patients(dir: &Path, resource_type: &str, pattern: &Regex, year: Option<i32>) -> usize {
+    let mut patients = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("patient-")
+        {
+            continue;
+        }
+        let bundle: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let resources: Vec<&serde_json::Value> = bundle["entry"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| &e["resource"])
+            .collect();
+        let patient = resources
+            .iter()
+            .find(|r| r["resourceType"] == "Patient")
+            .and_then(|r| r["id"].as_str())
+            .unwrap()
+            .to_string();
+        let holds = resources.iter().any(|r| {
+            if r["resourceType"] != resource_type {
+                return false;
+            }
+            let code = if resource_type == "Immunization" {
+                &r["vaccineCode"]
+            } else {
+                &r["code"]
+            };
+            let mut names: Vec<&str> = code["coding"]
+                .as_array()
+                .map(|c| c.iter().filter_map(|c| c["display"].as_str()).collect())
+                .unwrap_or_default();
+            names.extend(code["text"].as_str());
+            let dated = year.is_none_or(|year| {
+                ["occurrenceDateTime", "onsetDateTime", "performedDateTime"]
+                    .iter()
+                    .filter_map(|field| r[*field].as_str())
+                    .any(|d| d.starts_with(&format!("{year}-")))
+            });
+            dated && names.iter().any(|n| pattern.is_match(n))
+        });
+        if holds {
+            patients.insert(patient);
+        }
+    }
+    patients.len()
+}
+
+/// "Cohort: 57 patients with hypertension." or "63 patients have a record of influenza from
+/// …" → the count.
+fn cohort_size(answer: &str) -> Option<usize> {
+    let line = Regex::new(r"Cohort: (\d+) |(?:^|: )(\d+) patients have a record of").unwrap();
+    line.captures(answer)
+        .and_then(|c| c.get(1).or(c.get(2)))
+        .map(|n| n.as_str().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cohort_counts_on_a_grown_population_equal_the_exact_count() {
+    let run = TestRun::new("scale").await;
+    let population = tempfile::tempdir().unwrap();
+    let patients = 200;
+    let generated = run
+        .command(&[
+            "generate",
+            "--patients",
+            &patients.to_string(),
+            "--seed",
+            "7",
+            "--out",
+            population.path().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+    let bundles = std::fs::read_dir(population.path()).unwrap().count() as i64;
+    assert!(
+        bundles > patients,
+        "the shared bundles and {patients} patients"
+    );
+    run.backfill(population.path());
+    let mut worker = run.spawn_worker("ingest", &["--embedder", "hashed"]);
+    run.wait_committed(bundles, Duration::from_secs(1800), &mut worker)
+        .await;
+    let (status, _, log) = worker.terminate();
+    assert!(status.success(), "{log}");
+    let store = run.store().await;
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM patients")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(stored, patients);
+
+    let word = |w: &str| Regex::new(&format!(r"(?i)\b{w}")).unwrap();
+    let asked = [
+        (
+            "How many patients have hypertension?",
+            exact_patients(population.path(), "Condition", &word("hypertension"), None),
+        ),
+        (
+            "How many patients have anemia?",
+            exact_patients(population.path(), "Condition", &word("anemia"), None),
+        ),
+        (
+            "How many patients have had sinusitis?",
+            exact_patients(population.path(), "Condition", &word("sinusitis"), None),
+        ),
+        (
+            "How many patients have prediabetes?",
+            exact_patients(population.path(), "Condition", &word("prediabetes"), None),
+        ),
+        (
+            "How many patients received an influenza vaccine in 2019?",
+            exact_patients(
+                population.path(),
+                "Immunization",
+                &word("influenza"),
+                Some(2019),
+            ),
+        ),
+    ];
+    let payloads: Vec<Vec<u8>> = asked
+        .iter()
+        .enumerate()
+        .map(|(i, (question, _))| {
+            serde_json::to_vec(&Query {
+                query_id: format!("scale-{i}"),
+                requester: Requester {
+                    id: format!("researcher-{i}"),
+                    role: "researcher".into(),
+                    patients: None,
+                },
+                question: question.to_string(),
+                options: QueryOptions::default(),
+            })
+            .unwrap()
+        })
+        .collect();
+    let mut answer = run.spawn_role(
+        "answer",
+        "answer",
+        &["--embedder", "hashed", "--llm", "rules://"],
+    );
+    run.publish_queries(&payloads).await;
+    let answers = run.answers(payloads.len(), Duration::from_secs(600), &mut answer);
+    for (i, (question, exact)) in asked.iter().enumerate() {
+        let answer = &answers[&format!("scale-{i}")];
+        assert!(
+            *exact >= 10,
+            "{question}: the oracle finds {exact} patients"
+        );
+        assert_eq!(
+            answer.status,
+            AnswerStatus::Answered,
+            "{question}: {answer:?}"
+        );
+        assert_eq!(
+            cohort_size(&answer.answer),
+            Some(*exact),
+            "{question}: {}",
+            answer.answer
+        );
+    }
+    drop(answer);
+    run.cleanup().await;
+}
+
+/// An age and a birth year, as `vault.ages` gives them.
+type Age = (i32, Option<i32>);
+
+/// Full years from `birth` to `on`.
+fn years(birth: NaiveDate, on: NaiveDate) -> i32 {
+    let mut years = on.year() - birth.year();
+    if (on.month(), on.day()) < (birth.month(), birth.day()) {
+        years -= 1;
+    }
+    years
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ages_are_read_from_dates_as_written() {
+    let run = TestRun::new("ages").await;
+    let store = run.store().await;
+    let pool = store.pool();
+    let today = chrono::Utc::now().date_naive();
+    let date = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+    // (birth dates in the vault, the Patient fact's sentences, the expected (age, birth year)).
+    let alive = years(date("1980-06-15"), today);
+    let cases: Vec<(&[&str], &str, Option<Age>)> = vec![
+        (
+            &["1980-06-15"],
+            "Gender is female.",
+            Some((alive, Some(1980))),
+        ),
+        // 90 and over: 90, the birth year withheld.
+        (&["1930-01-01"], "Gender is male.", Some((90, None))),
+        // Not a day of the calendar, or not a date: left out.
+        (&["2021-02-30"], "Gender is male.", None),
+        (&["unknown"], "Gender is male.", None),
+        // The earliest written; a timestamp reads as its day.
+        (
+            &["1990-05-01T08:00:00Z", "1991-01-01"],
+            "Gender is female.",
+            Some((years(date("1990-05-01"), today), Some(1990))),
+        ),
+        // The age at death.
+        (
+            &["1950-03-10"],
+            "Gender is male. The patient died on 2000-03-09.",
+            Some((49, Some(1950))),
+        ),
+        // A death written but not a date: left out.
+        (
+            &["1950-03-10"],
+            "Gender is male. The patient died on 2000-02-30.",
+            None,
+        ),
+        // Not in the list asked about: never read.
+        (&["1960-01-01"], "Gender is female.", None),
+    ];
+    let mut keys = Vec::new();
+    let mut expected = std::collections::BTreeMap::new();
+    for (i, (births, sentences, age)) in cases.iter().enumerate() {
+        let key: i64 = sqlx::query_scalar(
+            "INSERT INTO patients (fhir_id, source) VALUES ($1, 'test') RETURNING patient_key",
+        )
+        .bind(format!("ages-{i}"))
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        for birth in *births {
+            sqlx::query(
+                "INSERT INTO vault.phi_vault (patient_key, kind, value) VALUES ($1, 'birth_date', $2)",
+            )
+            .bind(key)
+            .bind(birth)
+            .execute(pool)
+            .await
+            .unwrap();
+        }
+        sqlx::query(
+            "INSERT INTO facts (patient_key, resource_type, resource_id, sentences, source)
+             VALUES ($1, 'Patient', $2, $3, 'test')",
+        )
+        .bind(key)
+        .bind(format!("ages-{i}"))
+        .bind(sentences)
+        .execute(pool)
+        .await
+        .unwrap();
+        if i + 1 < cases.len() {
+            keys.push(key);
+        }
+        if let Some(age) = age {
+            expected.insert(key, *age);
+        }
+    }
+    let rows = sqlx::query("SELECT patient_key, age, birth_year FROM vault.ages($1)")
+        .bind(&keys)
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    let got: std::collections::BTreeMap<i64, Age> = rows
+        .iter()
+        .map(|r| (r.get("patient_key"), (r.get("age"), r.get("birth_year"))))
+        .collect();
+    assert_eq!(got, expected);
+    run.cleanup().await;
+}
