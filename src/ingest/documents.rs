@@ -64,6 +64,7 @@ fn type_rank(resource_type: &str) -> usize {
         "AllergyIntolerance",
         "MedicationRequest",
         "CarePlan",
+        "Device",
         "Encounter",
         "Observation",
         "Procedure",

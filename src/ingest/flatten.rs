@@ -4,7 +4,7 @@
 //! Pure functions of their input. What is flattened: Patient (into the vault, plus non-identifying
 //! facts such as gender), Observation (components read one by one, so blood pressure gives both
 //! readings), Procedure, Immunization and DiagnosticReport (dated facts), and Condition,
-//! AllergyIntolerance, MedicationRequest and CarePlan (facts of the per-patient summary).
+//! AllergyIntolerance, MedicationRequest, CarePlan and Device (facts of the per-patient summary).
 //!
 //! **Dates.** A fact's day is the *local date as written in the resource*: the first ten
 //! characters of its dateTime, whatever the offset (`2012-03-02T23:30:00-05:00` is 2012-03-02).
@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::NaiveDate;
 use fhirbolt::model::r4::resources::{
     AllergyIntolerance, AllergyIntoleranceOnset, CarePlan, Condition, ConditionAbatement,
-    ConditionOnset, DiagnosticReport, DiagnosticReportEffective, Encounter, Immunization,
+    ConditionOnset, Device, DiagnosticReport, DiagnosticReportEffective, Encounter, Immunization,
     ImmunizationOccurrence, Location, MedicationRequest, MedicationRequestMedication, Observation,
     ObservationComponentValue, ObservationEffective, ObservationValue, Organization, Patient,
     PatientDeceased, Practitioner, Procedure, ProcedurePerformed, RelatedPerson,
@@ -412,6 +412,7 @@ fn entered_in_error(resource: &Resource) -> bool {
         Resource::CarePlan(r) => status(Some(&r.status)),
         Resource::Encounter(r) => status(Some(&r.status)),
         Resource::CareTeam(r) => status(r.status.as_ref()),
+        Resource::Device(r) => status(r.status.as_ref()),
         Resource::Condition(r) => verified(r.verification_status.as_deref()),
         Resource::AllergyIntolerance(r) => verified(r.verification_status.as_deref()),
         _ => false,
@@ -508,6 +509,7 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
                 medication_request(p, r, &reasons(&r.reason_reference), &medication_names)
             }),
             Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
+            Resource::Device(r) => resolve(r.patient.as_deref()).and_then(|p| device(p, r)),
             Resource::Encounter(r) => resolve(r.subject.as_deref()).map(|p| encounter(p, r)),
             Resource::CareTeam(r) => {
                 // No sentences (members are names, which belong to the vault): links only.
@@ -1141,6 +1143,22 @@ fn care_plan(patient: String, r: &CarePlan) -> Fact {
     summary_fact(patient, "CarePlan", when, s.done())
 }
 
+/// A device the patient has or had (a pacemaker, an intrauterine device, a ventilator): what it
+/// is and its status, for the summary. Its identity (identifiers, UDI, serial and lot numbers,
+/// manufacturer, model) is never flattened, nor its manufacture and expiry dates (the device's,
+/// not the patient's). `None` when the resource names no kind of device.
+fn device(patient: String, r: &Device) -> Option<Fact> {
+    let kind = r
+        .r#type
+        .as_deref()
+        .and_then(concept)
+        .or_else(|| r.device_name.iter().find_map(|n| free(text(Some(&n.name)))))?;
+    let mut s = Sentences::new();
+    s.say("Device", Some(kind))
+        .say("Status", code(r.status.as_ref()));
+    Some(summary_fact(patient, "Device", None, s.done()))
+}
+
 /// Non-identifying facts about the patient for the summary document.
 fn patient_fact(id: &str, r: &Patient) -> Fact {
     let mut s = Sentences::new();
@@ -1588,6 +1606,57 @@ mod tests {
             "{}",
             procedure.sentences
         );
+    }
+
+    #[test]
+    fn a_device_says_what_it_is_never_who_made_it_or_its_numbers() {
+        let json = r##"{"resourceType": "Bundle", "entry": [
+          {"fullUrl": "urn:uuid:p1", "resource": {"resourceType": "Patient", "id": "p1"}},
+          {"resource": {"resourceType": "Device", "id": "d1", "status": "active",
+             "udiCarrier": [{"deviceIdentifier": "83132202513818",
+                             "carrierHRF": "(01)83132202513818(11)200226(21)8944423856665161"}],
+             "distinctIdentifier": "83132202513818", "manufacturer": "Acme Cardiac",
+             "manufactureDate": "2020-02-26T02:17:39+01:00", "lotNumber": "16765578575016",
+             "serialNumber": "8944423856665161", "modelNumber": "PM-7",
+             "deviceName": [{"name": "Pacemaker", "type": "user-friendly-name"}],
+             "type": {"coding": [{"system": "http://snomed.info/sct", "code": "706004007",
+                                  "display": "Implantable cardiac pacemaker (physical object)"}]},
+             "patient": {"reference": "urn:uuid:p1"}}},
+          {"resource": {"resourceType": "Device", "id": "d2", "status": "inactive",
+             "type": {"coding": [{"display": "Contraceptive intrauterine device"}]},
+             "patient": {"reference": "urn:uuid:p1"}}},
+          {"resource": {"resourceType": "Device", "id": "d3", "serialNumber": "123",
+             "patient": {"reference": "urn:uuid:p1"}}},
+          {"resource": {"resourceType": "Device", "id": "d5",
+             "deviceName": [{"name": "Dr Okafor's loaner pump", "type": "user-friendly-name"}],
+             "patient": {"reference": "urn:uuid:p1"}}},
+          {"resource": {"resourceType": "Device", "id": "d4", "status": "entered-in-error",
+             "type": {"coding": [{"display": "Insulin pump"}]},
+             "patient": {"reference": "urn:uuid:p1"}}}
+        ]}"##;
+        let f = parsed(json);
+        assert_eq!(
+            sentences_of(&f, "d1"),
+            "Device is Implantable cardiac pacemaker (physical object). Status is active."
+        );
+        assert_eq!(
+            sentences_of(&f, "d2"),
+            "Device is Contraceptive intrauterine device. Status is inactive."
+        );
+        // No kind of device named (a name alone is free text, dropped by default), or entered
+        // in error: nothing to say.
+        let devices: Vec<_> = f
+            .facts
+            .iter()
+            .filter(|x| x.resource_type == "Device")
+            .collect();
+        assert_eq!(devices.len(), 2, "{devices:?}");
+        for device in devices {
+            assert!(device.day.is_none(), "a summary fact");
+            for never in ["8313", "8944", "1676", "Acme", "PM-7", "2020", "Okafor"] {
+                assert!(!device.sentences.contains(never), "{never}: {device:?}");
+            }
+        }
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub const FLATTENED_TYPES: &[&str] = &[
     "DiagnosticReport",
     "CarePlan",
     "Encounter",
+    "Device",
 ];
 
 /// Resource types parsed in a bundle for what other entries refer to, never stored on their
