@@ -314,8 +314,8 @@ async fn concept_facts(
         return Ok(Vec::new());
     }
     let patterns: Vec<String> = terms.iter().map(|t| format!(r"\m{t}")).collect();
-    // The index of the facts' words (migration 0015) finds the facts that may hold every term;
-    // the regular expressions then decide.
+    // The index of the facts' words (migrations 0015, 0017) finds the facts that may hold every
+    // term; the regular expressions then decide.
     let words = terms
         .iter()
         .map(|t| format!("{t}:*"))
@@ -327,9 +327,9 @@ async fn concept_facts(
         r#"SELECT f.patient_key, count(*) AS facts FROM facts f
          WHERE ($1::bigint[] IS NULL OR f.patient_key = ANY($1))
            AND (cardinality($6::text[]) = 0 OR f.resource_type = ANY($6))
-           AND (to_tsvector('simple', translate(f.sentences, '/\@:.<>&-+', '          '))
+           AND (to_tsvector('simple', translate(left(f.sentences, 100000), '/\@:.<>&-+~', '           '))
                     @@ to_tsquery('simple', $7)
-                OR f.sentences ~ '[^ -~]')
+                OR fact_words_unindexed(f.sentences))
            AND f.sentences ~* ALL ($2)
            AND (NOT $5 OR f.sentences ~* '(^|\. )(clinical )?status is active')
            AND (cardinality($3::date[]) = 0 AND $4::date IS NULL
@@ -403,11 +403,12 @@ pub(crate) async fn facts_of(
 
 /// The readings (Observation facts) of `patients` that may name the concept the question asks
 /// about: [`latest_readings`] keeps those that do. The database drops the rest first, by the
-/// index of the facts' words (migration 0015): a fact naming one of the question's concept
-/// terms holds a word that begins with one of the term's substrings
+/// index of the facts' words (migrations 0015, 0017): a fact naming one of the question's
+/// concept terms holds a word that begins with one of the term's substrings
 /// ([`super::question::term_substrings`]). A fact with any character outside printable ASCII is
 /// always kept, since folding (full-width letters, ligatures, invisible characters) may make a
-/// term of it that no indexed word begins. The answer is the one all readings would give.
+/// term of it that no indexed word begins; so is one the index cannot hold whole (over 100,000
+/// characters, or a word of 2,048). The answer is the one all readings would give.
 pub(crate) async fn observations_naming(
     pool: &PgPool,
     patients: &[i64],
@@ -439,9 +440,9 @@ pub(crate) async fn observations_naming(
     let rows = sqlx::query(
         r#"SELECT patient_key, day, sentences FROM facts
          WHERE resource_type = 'Observation' AND patient_key = ANY($1)
-           AND (to_tsvector('simple', translate(sentences, '/\@:.<>&-+', '          '))
+           AND (to_tsvector('simple', translate(left(sentences, 100000), '/\@:.<>&-+~', '           '))
                     @@ to_tsquery('simple', $2)
-                OR sentences ~ '[^ -~]')
+                OR fact_words_unindexed(sentences))
          ORDER BY patient_key, day"#,
     )
     .bind(patients)

@@ -770,12 +770,13 @@ const CANONICAL: &[(&[&str], &str)] = &[
     (&["plans"], "plan"),
 ];
 
-/// Lowercase ASCII substrings of which an ASCII text whose [`line_terms`] hold `term` contains
-/// at least one (the term itself or its stem, and every word [`canonical`] maps to it): a
-/// filter a database can apply before the exact reading. Empty when the term is not ASCII (no
-/// substring can stand for it then).
+/// Lowercase ASCII words, one of which begins a word of any ASCII text whose [`line_terms`]
+/// hold `term` (the term itself or its stem, and every word [`canonical`] maps to it): a filter
+/// a database can apply before the exact reading. Empty unless the term is ASCII letters and
+/// digits only (no substring stands for it then; "⒜" folds into "(a)", which is no word of a
+/// text-search query either).
 pub fn term_substrings(term: &str) -> Vec<String> {
-    if !term.is_ascii() || term.is_empty() {
+    if term.is_empty() || !term.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Vec::new();
     }
     // "allergy" is also written "allergies"; a word that loses a final "s" holds the term.
@@ -2196,6 +2197,14 @@ mod tests {
                 .any(|s| sentence.to_ascii_lowercase().contains(s.as_str())));
         }
         assert!(term_substrings("caf\u{e9}").is_empty());
+        assert!(term_substrings("(a)").is_empty());
+        // A prefix, not only a part: the database looks for words that begin with one.
+        for word in &words {
+            let word = word.to_ascii_lowercase();
+            assert!(term_substrings(&canonical(&word))
+                .iter()
+                .any(|s| word.starts_with(s.as_str())));
+        }
     }
 
     #[test]
