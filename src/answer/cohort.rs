@@ -314,8 +314,8 @@ async fn concept_facts(
         return Ok(Vec::new());
     }
     let patterns: Vec<String> = terms.iter().map(|t| format!(r"\m{t}")).collect();
-    // The index of the facts' words (migrations 0015, 0017) finds the facts that may hold every
-    // term; the regular expressions then decide.
+    // The index of the facts' words (`fact_words`, migrations 0015, 0017, 0018) finds the facts
+    // that may hold every term; the regular expressions then decide.
     let words = terms
         .iter()
         .map(|t| format!("{t}:*"))
@@ -327,8 +327,7 @@ async fn concept_facts(
         r#"SELECT f.patient_key, count(*) AS facts FROM facts f
          WHERE ($1::bigint[] IS NULL OR f.patient_key = ANY($1))
            AND (cardinality($6::text[]) = 0 OR f.resource_type = ANY($6))
-           AND (to_tsvector('simple', translate(left(f.sentences, 100000), '/\@:.<>&-+~', '           '))
-                    @@ to_tsquery('simple', $7)
+           AND (fact_words(f.sentences) @@ to_tsquery('simple', $7)
                 OR fact_words_unindexed(f.sentences))
            AND f.sentences ~* ALL ($2)
            AND (NOT $5 OR f.sentences ~* '(^|\. )(clinical )?status is active')
@@ -440,8 +439,7 @@ pub(crate) async fn observations_naming(
     let rows = sqlx::query(
         r#"SELECT patient_key, day, sentences FROM facts
          WHERE resource_type = 'Observation' AND patient_key = ANY($1)
-           AND (to_tsvector('simple', translate(left(sentences, 100000), '/\@:.<>&-+~', '           '))
-                    @@ to_tsquery('simple', $2)
+           AND (fact_words(sentences) @@ to_tsquery('simple', $2)
                 OR fact_words_unindexed(sentences))
          ORDER BY patient_key, day"#,
     )

@@ -298,3 +298,35 @@ async fn ages_are_read_from_dates_as_written() {
     assert_eq!(got, expected);
     run.cleanup().await;
 }
+
+/// The cohort queries find facts through `fact_words` and `fact_words_unindexed`: each must be
+/// served by its index (a query that drifts from its index by a character scans every fact, as
+/// the condition search did for a while), whatever the planner thinks of a small table.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_words_indexes_serve_their_queries() {
+    let run = TestRun::new("words_index").await;
+    let store = run.store().await;
+    let mut tx = store.pool().begin().await.unwrap();
+    sqlx::query("SET LOCAL enable_seqscan = off")
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    for (condition, index) in [
+        (
+            "fact_words(sentences) @@ to_tsquery('simple', 'hypertension:*')",
+            "facts_words",
+        ),
+        ("fact_words_unindexed(sentences)", "facts_unspaced"),
+    ] {
+        let plan: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "EXPLAIN SELECT patient_key FROM facts WHERE {condition}"
+        )))
+        .fetch_all(&mut *tx)
+        .await
+        .unwrap();
+        let plan = plan.join("\n");
+        assert!(plan.contains(index), "{condition}:\n{plan}");
+    }
+    tx.rollback().await.unwrap();
+    run.cleanup().await;
+}
