@@ -292,9 +292,10 @@ pub(crate) struct ConceptFilter<'a> {
 /// For each patient of `patients` (`None`: every patient) with a fact (of any kind: condition,
 /// medication, procedure, immunization, allergy, encounter, reading) that the filter admits,
 /// the number of such facts. A summary fact is dated by its own date (an onset, a
-/// prescription). Terms match at the start of a word (a stem: "diabete" finds "Diabetes"),
-/// never inside one: the words known to k patients are whole words, and a short term inside a
-/// rarer word would count the few who hold that word.
+/// prescription). Terms match by their root at the start of a word ("diabet" finds "Diabetes"
+/// and "diabetic", "implant" finds "Implantable" for "implanted"), never inside one: the words
+/// known to k patients are whole words, and a short term inside a rarer word would count the
+/// few who hold that word.
 async fn concept_facts(
     pool: &PgPool,
     patients: Option<Vec<i64>>,
@@ -304,7 +305,8 @@ async fn concept_facts(
         .terms
         .iter()
         .map(|t| {
-            t.chars()
+            super::question::root(t)
+                .chars()
                 .filter(|c| c.is_alphanumeric())
                 .collect::<String>()
         })

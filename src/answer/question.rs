@@ -784,15 +784,41 @@ pub fn term_substrings(term: &str) -> Vec<String> {
         Some(stem) if !stem.is_empty() => stem.to_string(),
         _ => term.to_string(),
     };
-    let mut out = vec![own];
+    // Other forms of the term's root ("implantable" for "implanted") begin with the root.
+    let mut out = vec![own, root(term).to_string()];
     for (words, to) in CANONICAL {
-        if stem(to) == term {
+        if root(&stem(to)) == root(term) {
             out.extend(words.iter().map(|w| w.to_string()));
         }
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// The part of a term that its derived forms share: "implant" for "implanted", "implantable"
+/// and "implanting"; "hypertens" for "hypertension" and "hypertensive"; "diabet" for "diabetes"
+/// (stemmed "diabete") and "diabetic". Only ever a deletion at the end, so a word that reads as
+/// a term begins with the term's root, and a database prefix search on the root finds it. At
+/// least four characters are kept ("need" and "shared" stay whole).
+pub fn root(term: &str) -> &str {
+    const SUFFIXES: &[&str] = &["able", "ible", "ing", "ion", "ive", "ed", "ic", "e"];
+    SUFFIXES
+        .iter()
+        .find_map(|suffix| {
+            term.strip_suffix(suffix)
+                .filter(|kept| kept.len() >= 4 && kept.contains(['a', 'e', 'i', 'o', 'u']))
+        })
+        .unwrap_or(term)
+}
+
+/// Whether a text's words (its [`line_terms`]) hold a term, as written or as another form of its
+/// [`root`] ("implanted" in "Implantable defibrillator").
+pub fn holds_term(words: &BTreeSet<String>, term: &str) -> bool {
+    words.contains(term) || {
+        let wanted = root(term);
+        words.iter().any(|w| root(w) == wanted)
+    }
 }
 
 /// A crude plural stripper, enough to make "readings" meet "reading" and "levels" meet "level".
@@ -2038,10 +2064,10 @@ pub fn concept_terms(analysis: &QuestionAnalysis) -> Vec<String> {
 /// required.
 pub fn holds_phrases(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> bool {
     analysis.phrases.iter().all(|phrase| {
-        !phrase.iter().any(|t| words.contains(t))
+        !phrase.iter().any(|t| holds_term(words, t))
             || phrase
                 .iter()
-                .all(|t| words.contains(t) || GENERIC_TERMS.contains(&t.as_str()))
+                .all(|t| holds_term(words, t) || GENERIC_TERMS.contains(&t.as_str()))
     })
 }
 
@@ -2119,7 +2145,7 @@ pub fn names_concept(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> b
     holds_phrases(analysis, words)
         && analysis.phrases.iter().any(|phrase| {
             let mut concept = phrase.iter().filter(|t| is_concept(t)).peekable();
-            concept.peek().is_some() && concept.all(|t| words.contains(t))
+            concept.peek().is_some() && concept.all(|t| holds_term(words, t))
         })
 }
 
@@ -2196,6 +2222,24 @@ mod tests {
                 .iter()
                 .any(|s| sentence.to_ascii_lowercase().contains(s.as_str())));
         }
+        // Other forms of a term's root: the record's word begins with a substring of the
+        // question's term.
+        for (asked, written) in [
+            ("implanted", "Implantable"),
+            ("hypertensive", "Hypertension"),
+            ("diabetic", "Diabetes"),
+            ("smoking", "Smokes"),
+            ("injection", "injected"),
+        ] {
+            let (term, word) = (canonical(asked), line_terms(written));
+            assert!(holds_term(&word, &term), "{asked} in {written}");
+            assert!(term_substrings(&term)
+                .iter()
+                .any(|s| written.to_ascii_lowercase().starts_with(s.as_str())));
+        }
+        assert!(!holds_term(&line_terms("Needle"), "need"));
+        assert_eq!(root("need"), "need");
+        assert_eq!(root("reading"), "read");
         assert!(term_substrings("caf\u{e9}").is_empty());
         assert!(term_substrings("(a)").is_empty());
         // A prefix, not only a part: the database looks for words that begin with one.

@@ -427,10 +427,13 @@ pub async fn by_day(
     newest_first: bool,
     k: usize,
 ) -> Result<Vec<RetrievedDocument>, StoreError> {
+    // By the term's root: "implanted" finds "Implantable defibrillator" (the exact reading
+    // follows, in the synthesis).
     let patterns: Vec<String> = terms
         .iter()
         .map(|t| {
-            t.chars()
+            crate::answer::question::root(t)
+                .chars()
                 .filter(|c| c.is_alphanumeric())
                 .collect::<String>()
         })
