@@ -153,6 +153,7 @@ impl FrontDoor {
             identity_source: String::new(),
             max_concurrent: 64,
             max_connections: 256,
+            max_connections_per_client: 0,
             request_read_secs: 10,
             max_per_principal: 8,
         };

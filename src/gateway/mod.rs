@@ -8,8 +8,11 @@
 //!                                                            wait_secs?, break_glass?}
 //!      200 {query_id, state: answered, answer}  or  202 {query_id, state: pending}
 //! GET  /v1/questions/{id}   the same principal only (anyone else: 404)
-//! GET  /healthz  /readyz  /metrics  /openapi.json
+//! GET  /healthz  /readyz  /openapi.json
 //! ```
+//!
+//! Metrics are not served here, where every client can reach them: they are on the operators'
+//! `--metrics-addr` listener (keep it on a management network or on localhost).
 //!
 //! A request without a valid token gets 401 with `WWW-Authenticate` and nothing else; a valid
 //! token whose scopes grant no question gets 403 `insufficient_scope`. The request body has no
@@ -117,6 +120,11 @@ pub struct GatewayConfig {
     /// Connections open at once; more are closed as they arrive.
     #[arg(long, env = "FHIR_RAG_GATEWAY_MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
+    /// Connections one client (an IPv4 address, an IPv6 /64) may hold at once, so that one
+    /// client cannot take every connection (0: no limit, for a gateway behind a proxy through
+    /// which every client arrives from one address).
+    #[arg(long, env = "FHIR_RAG_GATEWAY_MAX_PER_CLIENT", default_value_t = 64)]
+    pub max_connections_per_client: usize,
     /// Seconds a client has to send a request's head, and then its body: a client that never
     /// finishes a request is dropped.
     #[arg(long, env = "FHIR_RAG_GATEWAY_REQUEST_READ_SECS", default_value_t = 10)]
@@ -363,6 +371,7 @@ pub async fn run(
         header_timeout: read,
         body_timeout: read,
         max_lifetime: Duration::from_secs(600),
+        max_per_client: gateway.config.max_connections_per_client,
     };
     let result = listener::serve(listener, app, limits, shutdown).await;
     intake.abort();
@@ -382,7 +391,6 @@ fn router(gateway: Arc<Gateway>) -> Router {
         .merge(authenticated)
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
-        .route("/metrics", get(|| async { crate::metrics::render() }))
         .route(
             "/openapi.json",
             get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }),

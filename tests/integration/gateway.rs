@@ -76,6 +76,8 @@ fn oracle_patients(npi: &str) -> BTreeSet<String> {
 struct Client {
     http: reqwest::Client,
     base: String,
+    /// The operators' metrics listener (`--metrics-addr`), apart from the clients' one.
+    metrics: String,
     /// Every JSON body the gateway sent, with its status (checked against the OpenAPI document).
     seen: std::sync::Mutex<Vec<(u16, Value)>>,
 }
@@ -126,7 +128,7 @@ impl Client {
     async fn metric(&self, name: &str) -> f64 {
         let text = self
             .http
-            .get(format!("{}/metrics", self.base))
+            .get(format!("{}/metrics", self.metrics))
             .send()
             .await
             .unwrap()
@@ -286,6 +288,7 @@ async fn the_gateway_is_the_only_way_in() {
     );
     let gateway_addr = free_local_addr();
     let base = format!("http://{gateway_addr}");
+    let metrics_addr = free_local_addr();
     let answer_args = ["--embedder", "hashed", "--llm", "rules://"];
     let answer = run.spawn_role("answer", "answer", &answer_args);
     let group = format!("gateway-{}", run.id);
@@ -306,6 +309,8 @@ async fn the_gateway_is_the_only_way_in() {
             "0",
             "--gateway-group",
             &group,
+            "--metrics-addr",
+            &metrics_addr,
         ],
     );
     let client = Client {
@@ -314,6 +319,7 @@ async fn the_gateway_is_the_only_way_in() {
             .build()
             .unwrap(),
         base: base.clone(),
+        metrics: format!("http://{metrics_addr}"),
         seen: Default::default(),
     };
     let started = Instant::now();
@@ -790,6 +796,18 @@ async fn the_gateway_is_the_only_way_in() {
         serde_json::from_str(&std::fs::read_to_string(repo().join("docs/openapi.json")).unwrap())
             .unwrap();
     assert_eq!(served, document);
+    // The metrics (counts of refusals, answers, break-the-glass) are the operators': not on the
+    // clients' listener, where a path the gateway does not serve is as closed as any other to a
+    // request without a token.
+    let public = client
+        .http
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(public.status(), StatusCode::UNAUTHORIZED);
+    assert!(!public.text().await.unwrap().contains("fhir_rag_"));
+    assert!(client.metric("fhir_rag_gateway_refused_total").await > 0.0);
     let schema = |name: &str| {
         jsonschema::validator_for(&json!({
             "$ref": format!("#/components/schemas/{name}"),
