@@ -1113,6 +1113,14 @@ impl AnswerEngine {
                     .await
                 };
                 draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                // A cohort found by none of the question's words may be one of fewer than k
+                // patients (their words read as unknown) or none: the reply says so, and says
+                // which it is no more than the search did.
+                if draft.status == Some(AnswerStatus::NotFound) && draft.answer == NOT_FOUND_ANSWER
+                {
+                    draft.answer =
+                        super::respond::cohort_not_found(self.config.cohort_min_patients);
+                }
                 result
             }
             Disclosure::CareTeam => {
@@ -1836,16 +1844,32 @@ impl AnswerEngine {
             (analysis.form, resolution.patients.as_slice())
         {
             if let Some(concept) = super::question::named_concepts(&analysis, known).first() {
-                let filter = super::cohort::ConceptFilter {
-                    terms: concept,
-                    kinds: &[],
-                    months: &analysis.months,
-                    since: analysis.since,
-                    active: false,
-                };
-                let events =
-                    super::cohort::concept_events(self.store.pool(), *patient, &filter).await?;
-                draft.events = (events > 0).then_some(events);
+                // "How many ear infections": the episodes (conditions), not also the visits and
+                // prescriptions that give one as their reason; "how many dialysis sessions":
+                // the procedures. The first kind of fact that names the concept is counted.
+                const KINDS: &[&[&str]] = &[
+                    &["Condition"],
+                    &["Procedure"],
+                    &["Immunization"],
+                    &["MedicationRequest"],
+                    &["Encounter"],
+                    &[],
+                ];
+                for kinds in KINDS {
+                    let filter = super::cohort::ConceptFilter {
+                        terms: concept,
+                        kinds,
+                        months: &analysis.months,
+                        since: analysis.since,
+                        active: false,
+                    };
+                    let events =
+                        super::cohort::concept_events(self.store.pool(), *patient, &filter).await?;
+                    if events > 0 {
+                        draft.events = Some(events);
+                        break;
+                    }
+                }
             }
         }
         draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
@@ -1864,9 +1888,10 @@ impl AnswerEngine {
             super::question::not_on_record(&analysis, known),
         ) {
             ([patient], Some(absent)) => {
+                let concepts = super::question::named_concepts(&analysis, known);
                 let mut on_record = false;
-                for concept in super::question::named_concepts(&analysis, known) {
-                    if !search::by_day(self.store.pool(), &[*patient], &concept, true, 1)
+                for concept in &concepts {
+                    if !search::by_day(self.store.pool(), &[*patient], concept, true, 1)
                         .await?
                         .is_empty()
                     {
@@ -1874,8 +1899,32 @@ impl AnswerEngine {
                         break;
                     }
                 }
+                // No fact holds a whole concept; "nothing about mmr doses" is still said only
+                // when no fact holds any of its words either: a record that speaks of "MMR"
+                // (or "brain" for "traumatic brain injury") may answer in words the question
+                // did not use, and a confident "nothing" would then be false.
+                let mut partly = Vec::new();
+                if !on_record {
+                    for term in concepts.iter().flatten() {
+                        if !partly.contains(term)
+                            && !search::by_day(
+                                self.store.pool(),
+                                &[*patient],
+                                std::slice::from_ref(term),
+                                true,
+                                1,
+                            )
+                            .await?
+                            .is_empty()
+                        {
+                            partly.push(term.clone());
+                        }
+                    }
+                }
                 Some(if on_record {
                     super::question::on_record_but_unanswered(&analysis, known)
+                } else if !partly.is_empty() {
+                    super::question::on_record_in_part(&analysis, known, &partly)
                 } else if analysis.form == super::question::AnswerForm::YesNo {
                     format!("No. {absent}")
                 } else {

@@ -491,6 +491,14 @@ static EVERYDAY_NAMES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         // "Back in late 2020", "procedure-wise": the time and the kind, without the filler.
         (r"(?i)\bback\s+(in|on|at|during|from)\b", "$1"),
         (r"(?i)\b([a-z]+)-wise\b", "$1"),
+        // "What is he taking for his blood pressure": its medications, not its readings.
+        (
+            r"(?i)\b(taking|takes|take|on|getting|gets|get)\s+for\s+(?:his|her|their|my)\s+(?:high\s+)?(?:blood\s+pressure|BP)\b",
+            "$1 blood pressure medications",
+        ),
+        // "Tree nuts as well?": nothing asked of the record.
+        (r"(?i)\bas\s+well\s+as\b", "and"),
+        (r"(?i)\s*\bas\s+well\b", ""),
         // "The most up-to-date weight": the latest.
         (r"(?i)\b(?:most\s+)?up[\s-]+to[\s-]+date\b", "latest"),
     ]
@@ -949,7 +957,17 @@ pub struct QuestionAnalysis {
     /// reading", "ever"): otherwise a reading asked with no time ("what's her weight") is the
     /// latest one.
     pub asks_series: bool,
+    /// Whether it asks what a visit or a stay was for ("why was he in the ER", "what brought
+    /// her in", "what did she come in with"): the diagnoses and procedures of that day answer.
+    pub asks_cause: bool,
 }
+
+/// "Why was he in the ER", "what brought her in", "what did she come to the ED with", "what
+/// was the March visit for?".
+static ASKS_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bwhy\b|\breason\b|\bwhat\s+brought\b|\bwhat\s+for\b|\b(?:come|came|comes|coming|presented|presenting)\b[^?]*\bwith\b|\b(?:seen|in|there|visit|trip|admitted|admission|stay|here|er|ed|emergency|room|department|hospital|clinic)\s+for\b|\bfor\s*\?*\s*$")
+        .expect("valid regex")
+});
 
 impl QuestionAnalysis {
     /// Terms as the question wrote them, joined by spaces.
@@ -1190,6 +1208,16 @@ const GENERIC_TERMS: &[&str] = &[
     "noted",
     "logged",
     "entered",
+    // How a medication or a vaccine is counted or given ("both MMR doses", "BP tablets"):
+    // the records name the drug or the vaccine.
+    "dose",
+    "doses",
+    "series",
+    "serie",
+    "tablet",
+    "tablets",
+    "pill",
+    "pills",
     "listed",
 ];
 
@@ -1481,6 +1509,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         runs,
         written,
         classes,
+        asks_cause: ASKS_CAUSE.is_match(&question),
         asks_series: {
             const SERIES: &[&str] = &[
                 "all",
@@ -2136,6 +2165,31 @@ pub fn on_record_but_unanswered(analysis: &QuestionAnalysis, known: &BTreeSet<St
     )
 }
 
+/// The reply when no fact holds a concept the question names whole, but some hold part of it
+/// (`found`: those words): the record may word the concept otherwise, so neither "nothing on
+/// record" nor an answer.
+pub fn on_record_in_part(
+    analysis: &QuestionAnalysis,
+    known: &BTreeSet<String>,
+    found: &[String],
+) -> String {
+    let phrases: Vec<String> = named_concepts(analysis, known)
+        .iter()
+        .map(|phrase| analysis.as_written(phrase.iter()))
+        .collect();
+    format!(
+        "No entry of the record was found that names {} as asked, but entries mention {}: the \
+         record may word it otherwise, so this is not a finding of absence; ask with the \
+         record's words, or for the list.",
+        phrases.join(" or "),
+        found
+            .iter()
+            .map(|t| analysis.as_written(std::iter::once(t)))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
+}
+
 /// Whether a fact (its canonical words) answers the concept the question names: it holds every
 /// concept word of at least one of the question's phrases, and no phrase in part
 /// ([`holds_phrases`]). A fact about another condition does not answer "when was she diagnosed
@@ -2252,6 +2306,27 @@ mod tests {
     }
 
     #[test]
+    fn a_question_about_what_a_visit_was_for_is_told_apart() {
+        for asked in [
+            "why was Mr. Wiza in the ER in 2017?",
+            "What brought Foster to the ER in January 2020?",
+            "What did Alphonso come into the ED with in Nov 2018?",
+            "what was Rodrigo seen in the ER for in feb 2007?",
+            "Ms. Ryan - what was the march 2020 ED visit for?",
+        ] {
+            assert!(analyze(asked, &BTreeSet::new()).asks_cause, "{asked}");
+        }
+        for asked in [
+            "when was her last ER visit?",
+            "how many ER visits has he had?",
+            "what is he taking for pain?",
+            "latest weight for Mr. Smith",
+        ] {
+            assert!(!analyze(asked, &BTreeSet::new()).asks_cause, "{asked}");
+        }
+    }
+
+    #[test]
     fn the_lexicon_puts_clinical_words_in_the_records_words() {
         let rewritten = |q: &str| record_words(q).0;
         assert_eq!(
@@ -2270,6 +2345,20 @@ mod tests {
             rewritten("latest LDL, HDL"),
             "latest low density lipoprotein cholesterol, high density lipoprotein cholesterol"
         );
+        // Brand names and lay words in the records' words; what a drug is taken for is its
+        // class of drugs, not the readings; "as well" asks nothing.
+        assert_eq!(rewritten("still on Suboxone?"), "still on buprenorphine?");
+        assert_eq!(rewritten("ear infections?"), "otitis media?");
+        assert!(rewritten("taking for his blood pressure")
+            .starts_with("taking lisinopril, hydrochlorothiazide"));
+        assert_eq!(rewritten("tree nuts as well?"), "tree nuts?");
+        // A class never holds its own phrase (it would be rewritten again).
+        for (pattern, to) in LEXICON.iter() {
+            if to.contains(", ") {
+                let members = to.trim_start_matches("${1}").trim_end_matches("${3}");
+                assert!(!pattern.is_match(&format!(" {members} ")), "{to}");
+            }
+        }
         // A class is any of its members; the members brought in are never name candidates.
         let (text, introduced) = record_words("Is Camila on birth control?");
         assert!(text.contains("camila, trinessa"), "{text}");

@@ -357,6 +357,17 @@ pub fn cohort_answer(document: &SyntheticDocument, k: usize) -> String {
 pub const NOT_FOUND_ANSWER: &str =
     "No information that answers this question was found in the records you may access.";
 
+/// The answer to a cohort role when nothing answers: a group of fewer than `k` patients is never
+/// reported, and its words read as unknown, so "nothing found" cannot tell such a group from
+/// none, and says so.
+pub fn cohort_not_found(k: usize) -> String {
+    format!(
+        "No information that answers this question was found about a group of at least {k} \
+         patients; groups of fewer than {k} are never reported, so this does not tell whether \
+         any patient matches."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

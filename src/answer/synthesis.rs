@@ -224,6 +224,31 @@ pub fn select_by_rules(
         kept.sort_by_key(|i| chosen.iter().position(|c| c == i));
         chosen = kept;
     }
+    // "Why was he in the ER in 2017?": the visit, and what was diagnosed or done that day.
+    if analysis.asks_cause {
+        // By the day, not the document: a diagnosis is kept with the patient's summary and
+        // retrieved dated by its onset.
+        let visits: Vec<NaiveDate> = chosen
+            .iter()
+            .filter(|i| candidates[**i].sentence.starts_with("Encounter is "))
+            .filter_map(|i| candidates[*i].day)
+            .collect();
+        let of_the_day: Vec<usize> = (0..candidates.len())
+            .filter(|i| {
+                let c = &candidates[*i];
+                !chosen.contains(i)
+                    && c.day.is_some_and(|day| visits.contains(&day))
+                    && (c.sentence.starts_with("Condition is ")
+                        || c.sentence.starts_with("Procedure is "))
+            })
+            .collect();
+        // Within the lines allowed: the day's findings before further visits.
+        let keep = max_lines
+            .saturating_sub(of_the_day.len())
+            .max(visits.len().min(max_lines));
+        chosen.truncate(keep);
+        chosen.extend(of_the_day);
+    }
     chosen.truncate(max_lines);
     chosen.sort_unstable();
     chosen
