@@ -2,7 +2,7 @@
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked && strip target/release/fhir-rag
+RUN cargo build --release --locked -p fhir-rag && strip target/release/fhir-rag
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*

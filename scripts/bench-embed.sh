@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fhir-rag bench embed` in one command: the test model, a virtual environment with
+# `fhir-rag-harness bench embed` in one command: the test model, a virtual environment with
 # sentence-transformers (the tool a user would pick instead; from PyPI, about 6 GB because PyPI's
 # torch brings its CUDA libraries), Intel MKL from PyPI, a release build with `--features mkl`,
 # then both embedders on the same chunk texts of the 120-patient archive, alternating rounds.
@@ -31,5 +31,5 @@ gelu=()
 if [ -n "${FHIR_RAG_BENCH_APPROXIMATE_GELU:-}" ]; then
     gelu=(--approximate-gelu)
 fi
-target/release/fhir-rag bench embed --model-dir "$model_dir" "${gelu[@]}" \
+target/release/fhir-rag-harness bench embed --model-dir "$model_dir" "${gelu[@]}" \
     --reference-python "$venv/bin/python" "$@"

@@ -37,7 +37,7 @@ spec = importlib.util.find_spec("nvidia")
 roots = spec.submodule_search_locations if spec else []
 print(":".join(sorted({os.path.dirname(p) for r in roots for p in glob.glob(r + "/**/lib*.so*", recursive=True)})))')
 export LD_LIBRARY_PATH="$nvidia_libs:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
-if ldd "$work/fhir-rag" | grep "not found" | tee -a "$log" >&2; then
+if ldd "$work/fhir-rag-harness" | grep "not found" | tee -a "$log" >&2; then
     say "libraries missing (above)"
     exit 1
 fi
@@ -46,7 +46,7 @@ run() {
     local name=$1
     shift
     say "$name: $*"
-    "$work/fhir-rag" bench embed --device cuda --embed-engine candle \
+    "$work/fhir-rag-harness" bench embed --device cuda --embed-engine candle \
         --data "$work/archive" --texts 1000000 --rounds "$rounds" \
         --reference-python python3 --reference-batch 512 \
         --max-batch-tokens 65536 --max-batch-items 1024 --embed-queue 16384 \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fhir-rag bench scale` in one command: the services, a release build, the population grown from
+# `fhir-rag-harness bench scale` in one command: the services, a release build, the population grown from
 # the 120-patient archive size by size (default 1000,10000,100000 patients; the hashed embedder,
 # since the real model cannot embed 100k patients on a CPU in a session), then the plot.
 # Writes docs/results/bench-scale.json and docs/results/bench-scale.png. Extra arguments go to
@@ -17,5 +17,5 @@ args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
     if [ "${args[$i]}" = "--output" ]; then output=${args[$((i + 1))]}; fi
 done
-target/release/fhir-rag bench scale --embedder hashed "$@"
+target/release/fhir-rag-harness bench scale --embedder hashed "$@"
 scripts/plot-scale.sh "$output"

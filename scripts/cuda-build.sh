@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds `target/release/fhir-rag` with `--features cuda` on a machine with or without a GPU, so
+# Builds `target/release/fhir-rag-harness` (the benchmarks, with the service inside) with `--features cuda` on a machine with or without a GPU, so
 # that a GPU machine with no Rust toolchain and no network (ours) only has to run it.
 #
 # Needs nvcc (the system's, or the one scripts/cuda-toolchain.sh assembles from PyPI) and, to link,
@@ -49,5 +49,5 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\b'; then
     search="$search:$stub"
 fi
 export LIBRARY_PATH="$search:${LIBRARY_PATH:-}"
-cargo build --release --features cuda >&2
-echo "$PWD/target/release/fhir-rag"
+cargo build --release -p fhir-rag-harness --features cuda >&2
+echo "$PWD/target/release/fhir-rag-harness"

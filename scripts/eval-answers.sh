@@ -2,8 +2,8 @@
 # The answer-quality evaluation on a whole archive with the real embedding model, in one command:
 # services up, a fresh database and fresh topics, the archive backfilled through Kafka and
 # ingested with all-MiniLM-L6-v2, then
-#   - `fhir-rag eval questions`, `eval retrieval` and `eval utility` (the thesis's tables),
-#   - `fhir-rag eval answers` with the rules engine on every question and the local GGUF model on
+#   - `fhir-rag-harness eval questions`, `eval retrieval` and `eval utility` (the thesis's tables),
+#   - `fhir-rag-harness eval answers` with the rules engine on every question and the local GGUF model on
 #     a subset (answers.json / .md),
 #   - the same answer questions in incremental mode (answers-incremental.json / .md),
 # all under docs/results/ (or FHIR_RAG_RESULTS_DIR).
@@ -30,6 +30,7 @@ else
     cargo build --quiet
 fi
 bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
+harness=target/debug/fhir-rag-harness # the evaluations (harness/)
 
 base_url=$FHIR_RAG_DATABASE_URL
 run=${FHIR_RAG_EVAL_DB:-answers_$(date +%Y%m%d%H%M%S)}
@@ -44,9 +45,9 @@ if ! psql "$base_url" -tAc "SELECT 1 FROM pg_database WHERE datname = '$run'" | 
 fi
 "$bin" status
 
-"$bin" eval questions
-"$bin" eval retrieval --questions "$results/questions.json"
-"$bin" eval utility --questions "$results/questions.json"
+"$harness" eval questions
+"$harness" eval retrieval --questions "$results/questions.json"
+"$harness" eval utility --questions "$results/questions.json"
 
 # The headline run uses the newest template file (eval/answer-paraphrases-fresh.json, the
 # default); the older files, whose first runs informed changes, are re-run as regressions.
@@ -57,8 +58,8 @@ if [ "${FHIR_RAG_EVAL_NO_MODEL:-0}" != 1 ]; then
 fi
 "$bin" "${args[@]}"
 "$bin" "${args[@]}" --mode incremental --name answers-incremental
-"$bin" eval answers --source "$source_path" --paraphrases eval/answer-paraphrases.json --name answers-dev
+"$harness" eval answers --source "$source_path" --paraphrases eval/answer-paraphrases.json --name answers-dev
 for set in heldout blind unseen; do
-    "$bin" eval answers --source "$source_path" --paraphrases "eval/answer-paraphrases-$set.json" \
+    "$harness" eval answers --source "$source_path" --paraphrases "eval/answer-paraphrases-$set.json" \
         --name "answers-$set"
 done

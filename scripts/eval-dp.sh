@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # DP-RAG evaluation in one command: services up, a fresh database and fresh topics, the archive
-# backfilled through Kafka and ingested, then `fhir-rag eval dp` with the local GGUF model.
+# backfilled through Kafka and ingested, then `fhir-rag-harness eval dp` with the local GGUF model.
 # Writes docs/results/dp.json and .md (or under FHIR_RAG_RESULTS_DIR). Extra arguments go to
 # `eval dp` (e.g. --questions 20).
 #
@@ -22,6 +22,7 @@ export FHIR_RAG_MODEL_DIR
 gguf=$(scripts/fetch-llm.sh)
 cargo build --quiet
 bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
+harness=target/debug/fhir-rag-harness # the evaluations (harness/)
 
 base_url=$FHIR_RAG_DATABASE_URL
 run=${FHIR_RAG_EVAL_DB:-dp_$(date +%Y%m%d%H%M%S)}
@@ -39,5 +40,5 @@ fi
 # the threshold is set for that embedder; 24 voters keep one question (standard RAG, votes
 # without noise, three epsilons) near half a minute on 2 cores.
 similarity=${FHIR_RAG_DP_SIMILARITY:-0.05}
-"$bin" eval dp --llm "gguf://$gguf" --source "$source_path" --dp-similarity "$similarity" \
+"$harness" eval dp --llm "gguf://$gguf" --source "$source_path" --dp-similarity "$similarity" \
     --dp-max-voters "${FHIR_RAG_DP_MAX_VOTERS:-24}" "$@"

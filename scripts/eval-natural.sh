@@ -26,6 +26,7 @@ FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)
 export FHIR_RAG_MODEL_DIR
 cargo build --quiet
 bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
+harness=target/debug/fhir-rag-harness # the evaluations (harness/)
 
 python3 eval/natural/oracle.py --check >/dev/null
 
@@ -44,7 +45,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"; if [ -z "${FHIR_RAG_EVAL_DB:-}" ]; then psql "$base_url" -qc "DROP DATABASE IF EXISTS $run WITH (FORCE)" >/dev/null 2>&1 || true; fi' EXIT
-"$bin" eval natural --questions "$questions" --out "$work/answers.json" >"$work/log.txt"
+"$harness" eval natural --questions "$questions" --out "$work/answers.json" >"$work/log.txt"
 python3 eval/natural/grade.py "$questions" "$work/answers.json" "$work/graded.json" >/dev/null
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src migrations || echo "+changes")
 python3 scripts/lib/natural_results.py "$work/graded.json" "$work/answers.json" \

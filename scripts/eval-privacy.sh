@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The privacy evaluation by category on a whole archive, in one command: services up, a fresh
 # database and fresh topics, the archive backfilled through Kafka and ingested, then
-# `fhir-rag eval privacy` with the rules engine on every prompt and the local GGUF model on a
+# `fhir-rag-harness eval privacy` with the rules engine on every prompt and the local GGUF model on a
 # subset. Writes docs/results/privacy.json and .md (or under FHIR_RAG_RESULTS_DIR).
 #
 #   scripts/eval-privacy.sh [PATH]        PATH: archive (default: the 120-patient Synthea archive)
@@ -21,6 +21,7 @@ FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)
 export FHIR_RAG_MODEL_DIR
 cargo build --quiet
 bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
+harness=target/debug/fhir-rag-harness # the evaluations (harness/)
 
 run=privacy_$(date +%Y%m%d%H%M%S)
 base_url=$FHIR_RAG_DATABASE_URL
@@ -38,4 +39,4 @@ if [ "${FHIR_RAG_EVAL_NO_MODEL:-0}" != 1 ]; then
     gguf=$(scripts/fetch-llm.sh)
     args+=(--also-llm "gguf://$gguf" --also-every "${FHIR_RAG_EVAL_MODEL_EVERY:-10}")
 fi
-"$bin" "${args[@]}"
+"$harness" "${args[@]}"

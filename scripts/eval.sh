@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The thesis's tables on any FHIR data, in one command: services up, the archive backfilled
-# through Kafka and ingested, then `fhir-rag eval questions | retrieval | privacy | utility`, each
+# through Kafka and ingested, then `fhir-rag-harness eval questions | retrieval | privacy | utility`, each
 # writing Markdown and JSON under docs/results/ (or FHIR_RAG_RESULTS_DIR).
 #
 #   scripts/eval.sh [PATH]                 PATH: archive or bulk export (default: sample/synthea)
@@ -17,6 +17,7 @@ export FHIR_RAG_MODEL_DIR
 
 cargo build --quiet
 bin=target/debug/fhir-rag
+harness=target/debug/fhir-rag-harness # the evaluations (harness/)
 
 "$bin" topics apply
 "$bin" migrate
@@ -25,8 +26,8 @@ echo "published $published bundles; ingesting…" >&2
 "$bin" ingest --stop-after-messages "$published" >/dev/null
 "$bin" status
 
-"$bin" eval questions
-"$bin" eval retrieval --questions "${FHIR_RAG_RESULTS_DIR:-docs/results}/questions.json"
+"$harness" eval questions
+"$harness" eval retrieval --questions "${FHIR_RAG_RESULTS_DIR:-docs/results}/questions.json"
 # The privacy evaluation by category has its own script (scripts/eval-privacy.sh): it plants
 # notes in the store it evaluates and needs the whole archive.
-"$bin" eval utility --questions "${FHIR_RAG_RESULTS_DIR:-docs/results}/questions.json"
+"$harness" eval utility --questions "${FHIR_RAG_RESULTS_DIR:-docs/results}/questions.json"

@@ -4,13 +4,13 @@ packed under 64 MiB (what the project's device tool carries), and unpacked there
     python3 scripts/gpu_payload.py pack BINARY MODEL_DIR ARCHIVE OUT_DIR
     python3 scripts/gpu_payload.py unpack OUT_DIR WORK_DIR
 
-pack:   the cuda build of fhir-rag (xz), the archive's bundles (tar.xz), and the model with its
+pack:   the cuda build of fhir-rag-harness (xz), the archive's bundles (tar.xz), and the model with its
         weights rounded to float16, and the rows of its word-embedding table that no word of the
         archive, of the flattener's sentence templates, or of any number can use set to zero
         (they compress to nothing): 24 MB of xz instead of 85 MB. Both sides of the benchmark
         run the same weights, so the cosine check between them is unaffected, and the archive's
         texts meet the rows they use unchanged (but for the float16 rounding).
-unpack: WORK_DIR/fhir-rag, WORK_DIR/archive/, WORK_DIR/minilm/ (weights back to float32), and
+unpack: WORK_DIR/fhir-rag-harness, WORK_DIR/archive/, WORK_DIR/minilm/ (weights back to float32), and
         WORK_DIR/bge-shaped/: a model of bge-base-en-v1.5's shape (12 layers, 768 wide, 3072 inner,
         CLS pooling) with random weights (seeded; N(0, 0.02) as BERT initializes, unit layer
         norms), the tokenizer of MiniLM (the same 30522-word vocabulary). Its vectors mean
@@ -130,7 +130,7 @@ def used_token_ids(model_dir, archive, templates):
 
 def pack(binary, model_dir, archive, out):
     os.makedirs(out, exist_ok=True)
-    xz(binary, os.path.join(out, "fhir-rag.xz"))
+    xz(binary, os.path.join(out, "fhir-rag-harness.xz"))
     with tarfile.open(os.path.join(out, "archive.tar.xz"), "w:xz") as tar:
         tar.add(archive, arcname="archive")
     model_out = os.path.join(out, "minilm")
@@ -240,8 +240,8 @@ def bge_shaped(minilm, target, seed=20261126):
 
 def unpack(payload, work):
     os.makedirs(work, exist_ok=True)
-    binary = os.path.join(work, "fhir-rag")
-    unxz(os.path.join(payload, "fhir-rag.xz"), binary)
+    binary = os.path.join(work, "fhir-rag-harness")
+    unxz(os.path.join(payload, "fhir-rag-harness.xz"), binary)
     os.chmod(binary, os.stat(binary).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     with tarfile.open(os.path.join(payload, "archive.tar.xz")) as tar:
         tar.extractall(work, filter="data")

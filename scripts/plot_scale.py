@@ -1,4 +1,4 @@
-"""Plots a `fhir-rag bench scale` result: latency per question kind and ingest throughput
+"""Plots a `fhir-rag-harness bench scale` result: latency per question kind and ingest throughput
 against patients (both axes of the latency plot logarithmic)."""
 import json
 import sys
@@ -39,7 +39,7 @@ ingest.set_title("Ingest")
 ingest.legend(fontsize=7)
 ingest.grid(True, which="both", alpha=0.3)
 
-fig.suptitle(f"fhir-rag bench scale, {result['embedding_model']}, {result['cores']} cores, "
+fig.suptitle(f"fhir-rag-harness bench scale, {result['embedding_model']}, {result['cores']} cores, "
              f"{result['date'][:10]}", fontsize=9)
 fig.tight_layout()
 fig.savefig(target, dpi=110)

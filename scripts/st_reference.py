@@ -1,4 +1,4 @@
-"""The reference side of `fhir-rag bench embed`: sentence-transformers (PyTorch, CPU) embedding the
+"""The reference side of `fhir-rag-harness bench embed`: sentence-transformers (PyTorch, CPU) embedding the
 same texts as fhir-rag, with the same number of threads. Run by the benchmark between its own
 rounds (never on its own); it prints one JSON line with its timing and writes the vectors it
 computed as little-endian float32 rows, for the cosine check.

@@ -16,13 +16,16 @@ FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)
 export FHIR_RAG_MODEL_DIR
 scripts/fetch-llm.sh >/dev/null # SmolLM2 GGUF for the local-model tests (sha256-checked)
 
-cargo fmt --check
-cargo clippy --all-targets -- -D warnings
+# The workspace: the service (`src/`) and its harness (`harness/`: evaluations, benchmarks).
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
 # Bounded, so that a test that hangs fails the run with its name (cargo prints a test running
 # for over 60 s) instead of eating CI's whole allowance. `timeout` signals the process group,
 # so the test binary goes with cargo. Typical: 1 min of unit tests, 6 of integration on 2 cores.
-cargo test --lib --bins --no-run
-timeout -k 30 900 cargo test --lib --bins
-# One scenario at a time: each runs real workers that embed on every core.
-cargo test --test integration --no-run
-timeout -k 30 2400 cargo test --test integration -- --test-threads=1
+cargo test --workspace --lib --bins --no-run
+timeout -k 30 900 cargo test --workspace --lib --bins
+# One scenario at a time: each runs real workers that embed on every core. The evaluation
+# scenario runs the harness binary, which `cargo build --workspace` builds beside `fhir-rag`.
+cargo build --workspace
+cargo test -p fhir-rag --test integration --no-run
+timeout -k 30 2400 cargo test -p fhir-rag --test integration -- --test-threads=1

@@ -19,6 +19,10 @@ use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The 120-patient Synthea archive of `../shared/data`: the default input of `generate` and of
+/// the harness's evaluations and benchmarks.
+pub const ARCHIVE: &str = "../shared/data/synthea/blaze-synthea-2.7.0-120p";
+
 use crate::bus::{publish_dead_letter, BusConfig, BusError, DeadLetter};
 use crate::ingest::flatten::patient_id_from_reference;
 

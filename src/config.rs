@@ -24,7 +24,7 @@ use crate::telemetry::LogFormat;
 ///
 /// Typical order: `topics apply` and `migrate` once, then `ingest` workers (as many as the bundle
 /// topic has partitions), and `backfill PATH` to load an archive. `status` prints what the store
-/// holds; `bench ingest` measures the whole path.
+/// holds. The evaluations and benchmarks are the `fhir-rag-harness` binary.
 #[derive(Debug, Parser)]
 #[command(name = "fhir-rag", version)]
 pub struct Cli {
@@ -191,12 +191,6 @@ pub enum Command {
         #[command(flatten)]
         envelopes: EnvelopeConfig,
     },
-    /// Evaluate retrieval, privacy and utility on the store (the thesis's tables).
-    Eval {
-        /// Which evaluation.
-        #[command(subcommand)]
-        which: crate::eval::run::EvalCommand,
-    },
     /// Delete what is older than its retention: answer audit, DP ledger, cohort history,
     /// envelopes seen, gateway requests. Run as the migration role (the tables' owner), e.g.
     /// daily from cron or a Kubernetes CronJob.
@@ -224,7 +218,7 @@ pub enum Command {
     /// dates shifted, values jittered; written as bundles the backfill reads.
     Generate {
         /// The archive the population is grown from.
-        #[arg(long, default_value = crate::bench::ARCHIVE)]
+        #[arg(long, default_value = crate::backfill::ARCHIVE)]
         data: std::path::PathBuf,
         /// Patients to write.
         #[arg(long)]
@@ -235,12 +229,6 @@ pub enum Command {
         /// Folder to write the bundles into.
         #[arg(long)]
         out: std::path::PathBuf,
-    },
-    /// Benchmarks: print figures and write them under docs/results/.
-    Bench {
-        /// Which benchmark.
-        #[command(subcommand)]
-        which: BenchCommand,
     },
 }
 
@@ -262,24 +250,6 @@ pub enum TopicsAction {
         #[arg(long, env = "FHIR_RAG_TOPIC_SUFFIX", default_value = "")]
         name_suffix: String,
     },
-}
-
-/// `fhir-rag bench …`
-#[derive(Debug, Subcommand)]
-pub enum BenchCommand {
-    /// Backfill a Synthea archive through Kafka and ingest it into a fresh database, end to end.
-    Ingest(crate::bench::IngestBenchConfig),
-    /// Load a few patients, then send usefulness questions and attack prompts through the answer
-    /// worker with each backend; report latency percentiles and model calls per answer.
-    Answer(crate::bench::AnswerBenchConfig),
-    /// The privacy guard over a vault of a million synthetic values: time per answer, memory.
-    Guard(crate::bench::GuardBenchConfig),
-    /// The embedder against sentence-transformers on the same chunk texts of an archive,
-    /// alternating rounds, the same threads: tokens per second and the vectors' agreement.
-    Embed(crate::bench::EmbedBenchConfig),
-    /// A population grown from the archive, size by size (1k, 10k, 100k patients): ingest
-    /// throughput, store bytes per patient, answer latency per question kind.
-    Scale(crate::scale::ScaleBenchConfig),
 }
 
 /// Which embedder runs.

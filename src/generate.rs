@@ -441,7 +441,7 @@ mod tests {
     use super::*;
 
     fn archive() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(crate::bench::ARCHIVE)
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(crate::backfill::ARCHIVE)
     }
 
     fn strings(value: &Value, out: &mut Vec<String>) {

@@ -32,23 +32,22 @@
 //! - [`llm`]: chat models behind one trait (OpenAI-compatible HTTP, local GGUF) or none (rules).
 //! - [`bus`]: Kafka clients and the topic contracts in `topics/`.
 //! - [`backfill`]: reads Synthea archives and bulk exports and publishes them as bundles.
-//! - [`bench`]: benchmarks that print figures and write them under `docs/results/`.
 //! - [`auth`]: who is asking: access tokens, the access they grant, signed envelopes, keys.
 //! - [`gateway`]: the authenticating HTTP front door, the only way questions enter.
 //! - [`dp`]: differential privacy for cohort answers: accounting, noise, DP-RAG votes, budget.
-//! - [`eval`]: the thesis's evaluations (questions, retrieval, privacy, utility) on any store.
 //! - [`phi`]: types that hold protected health information and never print it.
 //! - [`text`]: the one text normalization (Unicode folding, words) and the one date grammar.
+//!
+//! The evaluations and benchmarks are another crate of the workspace (`harness/`, the
+//! `fhir-rag-harness` binary): they use this one, and this one knows nothing of them.
 
 pub mod answer;
 pub mod auth;
 pub mod backfill;
-pub mod bench;
 pub mod bus;
 pub mod config;
 pub mod dp;
 pub mod embed;
-pub mod eval;
 pub mod gateway;
 pub mod generate;
 pub mod ingest;
@@ -56,7 +55,6 @@ pub mod llm;
 pub mod metrics;
 pub mod phi;
 pub mod privacy;
-pub mod scale;
 pub mod store;
 pub mod telemetry;
 pub mod text;

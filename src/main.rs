@@ -5,12 +5,12 @@ use clap::Parser;
 use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
 use fhir_rag::answer::worker as answer_worker;
 use fhir_rag::bus::topics;
-use fhir_rag::config::{AuditAction, BenchCommand, Cli, Command, ModelConfig, TopicsAction};
+use fhir_rag::config::{AuditAction, Cli, Command, ModelConfig, TopicsAction};
 use fhir_rag::embed::batcher::EmbeddingService;
 use fhir_rag::ingest::worker;
 use fhir_rag::llm::LlmConfig;
 use fhir_rag::store::{Store, StoreConfig};
-use fhir_rag::{backfill, bench, telemetry};
+use fhir_rag::{backfill, telemetry};
 use tokio::sync::watch;
 
 /// mimalloc rather than glibc's malloc: the embedder allocates a tensor of 1 to 100 MB per
@@ -234,7 +234,6 @@ async fn run(command: Command) -> anyhow::Result<()> {
             ingested?;
             answered?;
         }
-        Command::Eval { which } => fhir_rag::eval::run::run(which).await?,
         Command::Prune { store, retention } => {
             let store = Store::connect(&store).await?;
             store.check_schema().await?;
@@ -259,33 +258,6 @@ async fn run(command: Command) -> anyhow::Result<()> {
             let store = Store::connect(&store).await?;
             println!("{}", serde_json::to_string_pretty(&store.counts().await?)?);
         }
-        Command::Bench {
-            which: BenchCommand::Ingest(config),
-        } => {
-            let result = bench::ingest(&config).await?;
-            println!("{}", serde_json::to_string_pretty(&result)?);
-            println!("written to {}", config.output.display());
-        }
-        Command::Bench {
-            which: BenchCommand::Guard(config),
-        } => {
-            let result = bench::guard(&config).await?;
-            println!("{}", serde_json::to_string_pretty(&result)?);
-            println!("written to {}", config.output.display());
-        }
-        Command::Bench {
-            which: BenchCommand::Embed(config),
-        } => {
-            let result = bench::embed(&config).await?;
-            println!("{}", serde_json::to_string_pretty(&result)?);
-            println!("written to {}", config.output.display());
-        }
-        Command::Bench {
-            which: BenchCommand::Scale(config),
-        } => {
-            fhir_rag::scale::scale(&config).await?;
-            println!("written to {}", config.output.display());
-        }
         Command::Generate {
             data,
             patients,
@@ -302,13 +274,6 @@ async fn run(command: Command) -> anyhow::Result<()> {
                 population.templates(),
                 population.shared().len()
             );
-        }
-        Command::Bench {
-            which: BenchCommand::Answer(config),
-        } => {
-            let result = bench::answer(&config).await?;
-            println!("{}", serde_json::to_string_pretty(&result)?);
-            println!("written to {}", config.output.display());
         }
     }
     Ok(())

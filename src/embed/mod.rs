@@ -3,6 +3,20 @@
 //! batching queue that feeds the model on its own thread ([`batcher`]).
 
 pub mod batcher;
+
+/// The kernels this build runs the model's products with: "mkl" or "gemm", with "+cuda" when it
+/// can run on an NVIDIA GPU (the cargo features it was built with).
+pub const BUILD_KERNELS: &str = if cfg!(feature = "cuda") {
+    if cfg!(feature = "mkl") {
+        "mkl+cuda"
+    } else {
+        "gemm+cuda"
+    }
+} else if cfg!(feature = "mkl") {
+    "mkl"
+} else {
+    "gemm"
+};
 pub mod bert;
 mod candle_bert;
 pub mod hashed;

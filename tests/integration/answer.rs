@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use fhir_rag::answer::contract::{Answer, AnswerStatus, Query, QueryOptions, Requester};
-use fhir_rag::eval::attack::attack_prompts;
 use fhir_rag::privacy::generalize::generalize_text;
+use fhir_rag_harness::eval::attack::attack_prompts;
 use sqlx::Row;
 
 use crate::support::*;
@@ -123,7 +123,7 @@ async fn attack(
     run: &TestRun,
     name: &str,
     args: &[&str],
-    prompts: &[fhir_rag::eval::attack::AttackPrompt],
+    prompts: &[fhir_rag_harness::eval::attack::AttackPrompt],
     check: &VaultCheck,
     timeout: Duration,
 ) -> BTreeMap<AnswerStatus, usize> {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::support::*;
 
 fn run_eval(run: &TestRun, args: &[&str]) -> String {
-    let output = run.command(args).output().unwrap();
+    let output = run.harness_command(args).output().unwrap();
     assert!(
         output.status.success(),
         "{args:?}: {}",

@@ -70,6 +70,19 @@ pub fn read_bz2(path: &Path) -> Vec<u8> {
 }
 
 /// A loopback address with a port nobody listens on (for a worker's --metrics-addr).
+/// The harness binary: the workspace's other package, built beside `fhir-rag` by `cargo build`
+/// at the root (`scripts/test.sh` builds it before the tests; a test cannot ask cargo for
+/// another package's binary).
+pub fn harness_bin() -> PathBuf {
+    let harness = Path::new(env!("CARGO_BIN_EXE_fhir-rag")).with_file_name("fhir-rag-harness");
+    assert!(
+        harness.exists(),
+        "{} is missing: build the workspace first (cargo build)",
+        harness.display()
+    );
+    harness
+}
+
 pub fn free_local_addr() -> String {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -355,7 +368,16 @@ impl TestRun {
 
     /// The `fhir-rag` binary with this run's settings in its environment.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_fhir-rag"));
+        self.command_of(Path::new(env!("CARGO_BIN_EXE_fhir-rag")), args)
+    }
+
+    /// The `fhir-rag-harness` binary (the evaluations and benchmarks) with this run's settings.
+    pub fn harness_command(&self, args: &[&str]) -> Command {
+        self.command_of(&harness_bin(), args)
+    }
+
+    fn command_of(&self, program: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(program);
         command
             .args(args)
             .current_dir(repo())

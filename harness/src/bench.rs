@@ -7,17 +7,16 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::backfill::{self, BackfillConfig};
-use crate::bus::{topics, BusConfig};
-use crate::config::ModelConfig;
-use crate::embed::bert::DeviceKind;
-use crate::ingest::worker::{self, IngestConfig};
-use crate::store::{self, Store, StoreConfig};
+use fhir_rag::backfill::{self, BackfillConfig};
+use fhir_rag::bus::{topics, BusConfig};
+use fhir_rag::config::ModelConfig;
+use fhir_rag::embed::bert::DeviceKind;
+use fhir_rag::ingest::worker::{self, IngestConfig};
+use fhir_rag::store::{self, Store, StoreConfig};
 
-/// The 120-patient Synthea archive of `../shared/data`, the benchmarks' default input.
-pub const ARCHIVE: &str = "../shared/data/synthea/blaze-synthea-2.7.0-120p";
+pub use fhir_rag::backfill::ARCHIVE;
 
-/// Settings of `fhir-rag bench ingest`.
+/// Settings of `fhir-rag-harness bench ingest`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct IngestBenchConfig {
     /// Kafka.
@@ -158,7 +157,7 @@ pub(crate) fn write_figures(
 /// What loading an archive into a fresh store produced.
 struct Loaded {
     store: Store,
-    embedder: crate::embed::batcher::EmbeddingService,
+    embedder: fhir_rag::embed::batcher::EmbeddingService,
     suffix: String,
     backfill_s: f64,
     report: worker::IngestReport,
@@ -222,10 +221,10 @@ async fn load(spec: LoadSpec<'_>, run_id: &str, url: &str) -> anyhow::Result<Loa
             max_bundle_bytes: 64 * 1024 * 1024,
             entry_parse_timeout_ms: 2000,
             max_stuck_parsers: 4,
-            retry: crate::bus::retry::RetryPolicy::default(),
+            retry: fhir_rag::bus::retry::RetryPolicy::default(),
             stop_after_idle_secs: None,
             stop_after_messages: Some(backfill.published),
-            free_text: crate::ingest::flatten::FreeText::Drop,
+            free_text: fhir_rag::ingest::flatten::FreeText::Drop,
             in_flight,
             in_flight_bytes: 256 * 1024 * 1024,
             concurrent,
@@ -305,7 +304,7 @@ async fn run_ingest(
         bundles_per_s: report.messages as f64 / total_s,
         documents_per_s: counts.documents as f64 / total_s,
         tokens_per_s: tokens as f64 / total_s,
-        peak_rss_mb: crate::telemetry::peak_rss_mb().unwrap_or(0.0),
+        peak_rss_mb: fhir_rag::telemetry::peak_rss_mb().unwrap_or(0.0),
         in_flight: config.in_flight,
         concurrent: config.concurrent,
         chunks_reused: report.store.chunks_reused,
@@ -313,7 +312,7 @@ async fn run_ingest(
     })
 }
 
-/// Settings of `fhir-rag bench answer`.
+/// Settings of `fhir-rag-harness bench answer`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct AnswerBenchConfig {
     /// Kafka.
@@ -490,8 +489,8 @@ async fn run_answer(
     run_id: &str,
     url: &str,
 ) -> anyhow::Result<AnswerBenchResult> {
-    use crate::answer::contract::{Answer, Query, QueryOptions, Requester};
-    use crate::answer::pipeline::{AnswerConfig, AnswerEngine};
+    use fhir_rag::answer::contract::{Answer, Query, QueryOptions, Requester};
+    use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
     use rdkafka::consumer::{BaseConsumer, Consumer};
     use rdkafka::message::Message;
     use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -521,7 +520,7 @@ async fn run_answer(
         let suffix = format!("{}-{index}", loaded.suffix);
         let contracts = topics::load_contracts(&config.topics_dir)?;
         topics::apply(&config.bus, &contracts, 1, |name| format!("{name}{suffix}")).await?;
-        let llm = crate::llm::LlmConfig {
+        let llm = fhir_rag::llm::LlmConfig {
             url: backend_url.clone(),
             llm_model: config.llm_model.clone(),
             llm_api_key: std::env::var("FHIR_RAG_LLM_API_KEY").ok(),
@@ -556,7 +555,7 @@ async fn run_answer(
             answer_stop_after_idle_secs: None,
             answer_stop_after_messages: Some(questions.len() as u64),
             audit_key: None,
-            dp: crate::dp::DpConfig::defaults(),
+            dp: fhir_rag::dp::DpConfig::defaults(),
         };
         let engine = AnswerEngine::new(
             loaded.store.clone(),
@@ -568,14 +567,14 @@ async fn run_answer(
         .await?;
         // Queries signed as the gateway signs them, answers signed by the worker: the path
         // measured is the deployed one.
-        let gateway_key = crate::auth::keys::SigningKey::generate();
-        let worker_key = crate::auth::keys::SigningKey::generate();
-        let answer_keys = crate::auth::envelope::Verifier::of(&worker_key);
-        let auth = crate::answer::worker::QueryAuth::Signed {
-            gateways: crate::auth::envelope::Verifier::of(&gateway_key),
-            signer: crate::auth::envelope::Signer::new(worker_key, "bench-worker"),
+        let gateway_key = fhir_rag::auth::keys::SigningKey::generate();
+        let worker_key = fhir_rag::auth::keys::SigningKey::generate();
+        let answer_keys = fhir_rag::auth::envelope::Verifier::of(&worker_key);
+        let auth = fhir_rag::answer::worker::QueryAuth::Signed {
+            gateways: fhir_rag::auth::envelope::Verifier::of(&gateway_key),
+            signer: fhir_rag::auth::envelope::Signer::new(worker_key, "bench-worker"),
         };
-        let query_signer = crate::auth::envelope::Signer::new(gateway_key, "bench-gateway");
+        let query_signer = fhir_rag::auth::envelope::Signer::new(gateway_key, "bench-gateway");
         let producer: FutureProducer = config.bus.producer().create()?;
         for (i, question) in questions.iter().enumerate() {
             let query = Query {
@@ -602,7 +601,7 @@ async fn run_answer(
         }
         let started = Instant::now();
         let (_stop, shutdown) = tokio::sync::watch::channel(false);
-        crate::answer::worker::run(&engine, &config.bus, &auth, shutdown).await?;
+        fhir_rag::answer::worker::run(&engine, &config.bus, &auth, shutdown).await?;
         let wall_s = started.elapsed().as_secs_f64();
 
         let consumer: BaseConsumer = config
@@ -616,7 +615,7 @@ async fn run_answer(
             if let Some(Ok(message)) = consumer.poll(std::time::Duration::from_millis(500)) {
                 if let Some(Ok(claims)) = message
                     .payload()
-                    .map(|p| answer_keys.verify_answer(p, crate::auth::envelope::now_secs()))
+                    .map(|p| answer_keys.verify_answer(p, fhir_rag::auth::envelope::now_secs()))
                 {
                     answers.push(claims.answer);
                 }
@@ -694,7 +693,7 @@ async fn run_answer(
         documents: counts.documents,
         questions: questions.len(),
         backends,
-        peak_rss_mb: crate::telemetry::peak_rss_mb().unwrap_or(0.0),
+        peak_rss_mb: fhir_rag::telemetry::peak_rss_mb().unwrap_or(0.0),
     })
 }
 
@@ -710,14 +709,14 @@ fn percentile_of(sorted: &[f64], p: f64) -> f64 {
 async fn gateway_figures(
     loaded: &Loaded,
     config: &AnswerBenchConfig,
-    answer_config: &crate::answer::pipeline::AnswerConfig,
-    backend: crate::llm::Backend,
-    llm: &crate::llm::LlmConfig,
+    answer_config: &fhir_rag::answer::pipeline::AnswerConfig,
+    backend: fhir_rag::llm::Backend,
+    llm: &fhir_rag::llm::LlmConfig,
     questions: &[String],
 ) -> anyhow::Result<GatewayFigures> {
-    use crate::answer::contract::{Query, QueryOptions, Requester};
-    use crate::auth::envelope::now_secs;
     use crate::eval::front_door::FrontDoor;
+    use fhir_rag::answer::contract::{Query, QueryOptions, Requester};
+    use fhir_rag::auth::envelope::now_secs;
     use rdkafka::consumer::{Consumer, StreamConsumer};
     use rdkafka::message::Message;
     use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -735,13 +734,13 @@ async fn gateway_figures(
     let practitioner = practitioner.ok_or_else(|| {
         anyhow::anyhow!("no practitioner with treatment relationships (is the practitioner bundle in the archive?)")
     })?;
-    let patients = crate::gateway::treated_patients(pool, &practitioner, 0, "").await?;
+    let patients = fhir_rag::gateway::treated_patients(pool, &practitioner, 0, "").await?;
     let door = FrontDoor::start(&config.bus, pool, &config.topics_dir, answer_config).await?;
     let token = door.token(
         "bench-clinician",
         serde_json::json!({"scope": "user/*.read", "fhirUser": practitioner}),
     );
-    let engine = crate::answer::pipeline::AnswerEngine::new(
+    let engine = fhir_rag::answer::pipeline::AnswerEngine::new(
         loaded.store.clone(),
         loaded.embedder.clone(),
         backend,
@@ -750,7 +749,7 @@ async fn gateway_figures(
     )
     .await?;
     let worker =
-        crate::answer::worker::run(&engine, &config.bus, &door.auth, door.shutdown.clone());
+        fhir_rag::answer::worker::run(&engine, &config.bus, &door.auth, door.shutdown.clone());
     let driver = async {
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(300))
@@ -759,7 +758,7 @@ async fn gateway_figures(
             .bus
             .consumer(&format!(
                 "bench-direct-{}",
-                crate::gateway::random_query_id()
+                fhir_rag::gateway::random_query_id()
             ))
             .create()?;
         consumer.subscribe(&[&door.answer.answer_topic])?;
@@ -773,7 +772,7 @@ async fn gateway_figures(
                 let started = Instant::now();
                 if way == 0 {
                     let query = Query {
-                        query_id: crate::gateway::random_query_id(),
+                        query_id: fhir_rag::gateway::random_query_id(),
                         requester: Requester {
                             id: "bench-clinician".into(),
                             role: "clinician".into(),
@@ -841,18 +840,19 @@ async fn gateway_figures(
             keys: vec![door.idp.public_jwk()],
         })?,
     )?;
-    let verifier =
-        crate::auth::token::TokenVerifier::new(crate::auth::token::TokenConfig::with_jwks_file(
+    let verifier = fhir_rag::auth::token::TokenVerifier::new(
+        fhir_rag::auth::token::TokenConfig::with_jwks_file(
             "https://idp.eval.invalid",
             "https://gateway.eval.invalid",
             Some(jwks),
-        ))
-        .map_err(|e| anyhow::anyhow!(e))?;
+        ),
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     verifier.refresh().await?;
     let mut verify_us = Vec::new();
     let mut sign_us = Vec::new();
     let sample = Query {
-        query_id: crate::gateway::random_query_id(),
+        query_id: fhir_rag::gateway::random_query_id(),
         requester: Requester {
             id: "bench-clinician".into(),
             role: "clinician".into(),
@@ -889,7 +889,7 @@ async fn gateway_figures(
     })
 }
 
-/// Settings of `fhir-rag bench guard`.
+/// Settings of `fhir-rag-harness bench guard`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct GuardBenchConfig {
     /// Database server (a fresh database is created on it for the run).
@@ -985,10 +985,10 @@ impl Sequence {
     }
 }
 
-/// `fhir-rag bench guard`: a vault of `rows` synthetic values in a fresh database, then the
+/// `fhir-rag-harness bench guard`: a vault of `rows` synthetic values in a fresh database, then the
 /// guard over synthetic answers, timed per answer.
 pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult> {
-    use crate::phi::PhiKind;
+    use fhir_rag::phi::PhiKind;
     let run_id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
     let database = format!("fhir_rag_bench_guard_{run_id}");
     let url = store::create_database(&config.store.database_url, &database).await?;
@@ -1047,7 +1047,7 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
             if p % 997 == 0 && planted.len() < config.answers {
                 planted.push((kind, value.clone()));
             }
-            for key in crate::privacy::guard::vault_keys(kind, &value) {
+            for key in fhir_rag::privacy::guard::vault_keys(kind, &value) {
                 keys.push(key);
                 kinds.push(kind.as_str());
                 owners.push(first_key + p as i64);
@@ -1081,8 +1081,8 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
             .await? as f64
             / 1_048_576.0;
 
-    let guard = crate::privacy::PrivacyGuard::new(std::sync::Arc::new(
-        crate::privacy::guard::PgVault::new(pool.clone()),
+    let guard = fhir_rag::privacy::PrivacyGuard::new(std::sync::Arc::new(
+        fhir_rag::privacy::guard::PgVault::new(pool.clone()),
     ));
     const BODY: &str = "From the de-identified record (values rounded, dates by month): the patient, \
         March 2015: Category is vital-signs. Code is Body Weight. Value is 78 kg. The patient, \
@@ -1109,7 +1109,7 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
             }
             _ => BODY.to_string(),
         };
-        key_counts += crate::privacy::guard::candidates(&text).len();
+        key_counts += fhir_rag::privacy::guard::candidates(&text).len();
         let one = Instant::now();
         let scanner = guard.scanner(&[&text]).await?;
         let (redacted, findings) = scanner.redact(&text);
@@ -1153,7 +1153,7 @@ pub async fn guard(config: &GuardBenchConfig) -> anyhow::Result<GuardBenchResult
     Ok(result)
 }
 
-/// Settings of `fhir-rag bench embed`.
+/// Settings of `fhir-rag-harness bench embed`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct EmbedBenchConfig {
     /// Embedding model (the benchmark sets its threads, and turns its vector cache off).
@@ -1249,18 +1249,18 @@ pub struct EmbedBenchResult {
 /// pure stages: parse, flatten, documents, chunks at the model's budget).
 pub fn archive_chunks(
     data: &std::path::Path,
-    counter: &crate::embed::TokenCounter,
+    counter: &fhir_rag::embed::TokenCounter,
     max_tokens: usize,
 ) -> anyhow::Result<Vec<String>> {
     let mut messages = Vec::new();
     for file in backfill::list_files(data)? {
         messages.push(backfill::read_file(&file)?);
     }
-    let documents = crate::ingest::documents::expected_documents(&messages);
+    let documents = fhir_rag::ingest::documents::expected_documents(&messages);
     let budget = max_tokens.saturating_sub(2).max(16);
     Ok(documents
         .values()
-        .flat_map(|d| crate::ingest::documents::chunk(d, budget, |t| counter.count(t)))
+        .flat_map(|d| fhir_rag::ingest::documents::chunk(d, budget, |t| counter.count(t)))
         .collect())
 }
 
@@ -1459,7 +1459,7 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
         let cosines: Vec<f64> = our_vectors
             .iter()
             .zip(reference_vectors.chunks_exact(dimension))
-            .map(|(a, b)| crate::embed::cosine(a, b) as f64)
+            .map(|(a, b)| fhir_rag::embed::cosine(a, b) as f64)
             .collect();
         (
             Some(cosines.iter().copied().fold(f64::INFINITY, f64::min)),
@@ -1477,11 +1477,7 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
         cores,
         cpu: cpu_name(),
         model: info.name.clone(),
-        build: format!(
-            "{}{}",
-            if cfg!(feature = "mkl") { "mkl" } else { "gemm" },
-            if cfg!(feature = "cuda") { "+cuda" } else { "" }
-        ),
+        build: fhir_rag::embed::BUILD_KERNELS.to_string(),
         device: match config.model.device {
             DeviceKind::Cpu => "cpu".into(),
             DeviceKind::Cuda => format!("cuda: {}", gpu_name()),
@@ -1523,16 +1519,21 @@ mod embed_bench_tests {
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
     }
 
+    /// The repository root (tests run in the package's folder, `harness/`).
+    fn repo() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    }
+
     #[test]
     fn the_archive_chunks_are_what_the_ingest_would_embed() {
-        let counter = crate::embed::TokenCounter::new(|t| t.split_whitespace().count());
-        let chunks = archive_chunks(std::path::Path::new("sample/synthea"), &counter, 128).unwrap();
+        let counter = fhir_rag::embed::TokenCounter::new(|t| t.split_whitespace().count());
+        let chunks = archive_chunks(&repo().join("sample/synthea"), &counter, 128).unwrap();
         assert!(chunks.len() > 50, "{}", chunks.len());
         assert!(chunks
             .iter()
             .all(|c| c.split_whitespace().count() <= 126 + 8));
         // The same archive gives the same texts in the same order.
-        let again = archive_chunks(std::path::Path::new("sample/synthea"), &counter, 128).unwrap();
+        let again = archive_chunks(&repo().join("sample/synthea"), &counter, 128).unwrap();
         assert_eq!(chunks, again);
     }
 }

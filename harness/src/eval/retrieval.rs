@@ -9,9 +9,9 @@ use sqlx::{PgPool, Row};
 
 use super::metrics::{hit_at, mean, reciprocal_rank};
 use super::questions::EvalQuestion;
-use crate::answer::pipeline::{find_documents, AnswerError, SearchPlan};
-use crate::answer::search::{RetrievalMode, Scope};
-use crate::embed::batcher::EmbeddingService;
+use fhir_rag::answer::pipeline::{find_documents, AnswerError, SearchPlan};
+use fhir_rag::answer::search::{RetrievalMode, Scope};
+use fhir_rag::embed::batcher::EmbeddingService;
 
 /// The cut-offs reported.
 pub const KS: [usize; 4] = [1, 3, 4, 5];

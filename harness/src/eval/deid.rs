@@ -1,4 +1,4 @@
-//! The de-identification step measured on a labelled set (`fhir-rag eval deid`): clinical-note
+//! The de-identification step measured on a labelled set (`fhir-rag-harness eval deid`): clinical-note
 //! sentences with synthetic identifiers of other people (names of many cultures and scripts,
 //! phones of many countries, dates and ages in many spellings, addresses, e-mails, IBANs, IP
 //! addresses, record numbers), each identifier labelled where it was put. The sentences are
@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::privacy::deid::deidentify;
-use crate::privacy::guard::MemoryVault;
+use fhir_rag::privacy::deid::deidentify;
+use fhir_rag::privacy::guard::MemoryVault;
 
 /// Note frames; `{}` is the identifier, `{kind}` says what it is.
 const FRAMES: &[(&str, &str)] = &[

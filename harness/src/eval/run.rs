@@ -1,4 +1,4 @@
-//! `fhir-rag eval …`: runs an evaluation against a store and writes Markdown and JSON under
+//! `fhir-rag-harness eval …`: runs an evaluation against a store and writes Markdown and JSON under
 //! `docs/results/`, stamped with date, machine, embedding model and LLM backend.
 
 use std::path::{Path, PathBuf};
@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{attack, compare, questions, retrieval};
-use crate::answer::pipeline::{AnswerConfig, AnswerEngine};
-use crate::config::ModelConfig;
-use crate::llm::LlmConfig;
-use crate::store::{Store, StoreConfig};
+use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::config::ModelConfig;
+use fhir_rag::llm::LlmConfig;
+use fhir_rag::store::{Store, StoreConfig};
 
 /// What every evaluation needs.
 #[derive(Clone, Debug, clap::Args)]
@@ -31,7 +31,7 @@ pub struct EvalSetup {
     pub results_dir: PathBuf,
 }
 
-/// `fhir-rag eval …`
+/// `fhir-rag-harness eval …`
 #[derive(Debug, clap::Subcommand)]
 pub enum EvalCommand {
     /// Generate the question set from the stored documents (JSON, with each answer's source).
@@ -92,7 +92,7 @@ pub enum EvalCommand {
         front_door_prompts: usize,
         /// Kafka (for `--front-door`).
         #[command(flatten)]
-        bus: crate::bus::BusConfig,
+        bus: fhir_rag::bus::BusConfig,
         /// Topic contracts (for `--front-door`).
         #[arg(long, env = "FHIR_RAG_TOPICS_DIR", default_value = "topics")]
         topics_dir: PathBuf,
@@ -113,7 +113,7 @@ pub enum EvalCommand {
         #[command(flatten)]
         setup: EvalSetup,
         /// The archive the store was ingested from (a folder of patient bundles).
-        #[arg(long, default_value = crate::bench::ARCHIVE)]
+        #[arg(long, default_value = fhir_rag::backfill::ARCHIVE)]
         source: PathBuf,
         /// Questions.
         #[arg(long, default_value_t = 100)]
@@ -139,7 +139,7 @@ pub enum EvalCommand {
         #[command(flatten)]
         setup: EvalSetup,
         /// The archive the store was ingested from (a folder of patient bundles).
-        #[arg(long, default_value = crate::bench::ARCHIVE)]
+        #[arg(long, default_value = fhir_rag::backfill::ARCHIVE)]
         source: PathBuf,
         /// Canonical questions per patient.
         #[arg(long, default_value_t = 5)]
@@ -271,7 +271,7 @@ fn write(dir: &Path, name: &str, json: &serde_json::Value, markdown: &str) -> an
 
 struct Opened {
     store: Store,
-    embedder: crate::embed::batcher::EmbeddingService,
+    embedder: fhir_rag::embed::batcher::EmbeddingService,
     stamp: Stamp,
 }
 
@@ -356,7 +356,7 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             standard_k,
         } => {
             let backend = setup.llm.open()?;
-            let crate::llm::Backend::Model(model) = backend.clone() else {
+            let fhir_rag::llm::Backend::Model(model) = backend.clone() else {
                 anyhow::bail!("eval dp needs a model: --llm gguf:///path/model.gguf");
             };
             let opened = open(&setup, &backend.name()).await?;
@@ -540,15 +540,15 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             let mode = parse_mode(&mode)?;
             let (_, _, engine) = open_engine(&setup).await?;
             let engine = engine.dry_run();
-            let query = crate::answer::contract::Query {
+            let query = fhir_rag::answer::contract::Query {
                 query_id: format!("eval-ask-{}", chrono::Utc::now().timestamp_micros()),
-                requester: crate::answer::contract::Requester {
+                requester: fhir_rag::answer::contract::Requester {
                     id: "eval-ask".into(),
                     role,
                     patients,
                 },
                 question,
-                options: crate::answer::contract::QueryOptions {
+                options: fhir_rag::answer::contract::QueryOptions {
                     mode,
                     ..Default::default()
                 },
@@ -581,9 +581,9 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             let engine = engine.dry_run();
             let mut answers = Vec::new();
             for (n, q) in asked.into_iter().enumerate() {
-                let query = crate::answer::contract::Query {
+                let query = fhir_rag::answer::contract::Query {
                     query_id: format!("{}-eval-natural-{n}", super::run_tag()),
-                    requester: crate::answer::contract::Requester {
+                    requester: fhir_rag::answer::contract::Requester {
                         id: "eval-natural".into(),
                         role: q.role,
                         // A cohort question is about the whole store (the file writes an
@@ -703,14 +703,14 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
 
 /// The backend, the store and an answer engine without rate limits.
 /// An answering mode as the command line writes it.
-fn parse_mode(mode: &str) -> anyhow::Result<crate::answer::contract::Mode> {
+fn parse_mode(mode: &str) -> anyhow::Result<fhir_rag::answer::contract::Mode> {
     serde_json::from_value(serde_json::Value::String(mode.to_string()))
         .map_err(|e| anyhow::anyhow!("--mode {mode}: {e}"))
 }
 
 async fn open_engine(
     setup: &EvalSetup,
-) -> anyhow::Result<(crate::llm::Backend, Opened, AnswerEngine)> {
+) -> anyhow::Result<(fhir_rag::llm::Backend, Opened, AnswerEngine)> {
     let backend = setup.llm.open()?;
     let opened = open(setup, &backend.name()).await?;
     let engine = AnswerEngine::new(

@@ -1,4 +1,4 @@
-//! `fhir-rag eval answers`: is the answer itself right?
+//! `fhir-rag-harness eval answers`: is the answer itself right?
 //!
 //! The expected answers come from the archive's raw bundles, read here with `serde_json` alone
 //! (not through the ingest's parser, flattener or store), and the checks read the published
@@ -28,8 +28,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::answer::contract::{AnswerStatus, Mode, Query, QueryOptions, Requester};
-use crate::answer::pipeline::AnswerEngine;
+use fhir_rag::answer::contract::{AnswerStatus, Mode, Query, QueryOptions, Requester};
+use fhir_rag::answer::pipeline::AnswerEngine;
 
 /// A kind of reading the questions ask about: its display in the archive, its name in a
 /// canonical question, its name in a paraphrase, and its unit spelled out.
@@ -316,8 +316,8 @@ fn patient_of(bundle: &Value) -> Option<PatientTruth> {
 /// Every patient of a folder of bundles, in file order.
 pub fn read_archive(source: &Path) -> anyhow::Result<Vec<PatientTruth>> {
     let mut out = Vec::new();
-    for path in crate::backfill::list_files(source)? {
-        let Ok(bytes) = crate::backfill::read_file(&path) else {
+    for path in fhir_rag::backfill::list_files(source)? {
+        let Ok(bytes) = fhir_rag::backfill::read_file(&path) else {
             continue;
         };
         let Ok(bundle) = serde_json::from_slice::<Value>(&bytes) else {
@@ -1472,7 +1472,10 @@ mod tests {
             ["Acute bronchitis (disorder)"]
         );
         let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
-        let templates = read_paraphrases(Path::new("eval/answer-paraphrases.json")).unwrap();
+        let templates = read_paraphrases(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/answer-paraphrases.json"),
+        )
+        .unwrap();
         let questions = generate(&[patient], today, 5, 1, 1, &templates);
         for set in [Set::Answerable, Set::Paraphrased, Set::Unanswerable] {
             assert!(questions.iter().any(|q| q.set == set), "{set:?}");

@@ -1,4 +1,4 @@
-//! `fhir-rag eval dp`: DP-RAG against the same model without DP, at several epsilons, on
+//! `fhir-rag-harness eval dp`: DP-RAG against the same model without DP, at several epsilons, on
 //! cohort questions whose answers this module works out from the raw FHIR bundles (not from
 //! the store or any code of the answer path), plus the seed's targeted attack and a run that
 //! exhausts a small budget through the real answer engine.
@@ -18,16 +18,16 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::answer::contract::{AnswerStatus, Mode, Query, QueryOptions, Requester};
-use crate::answer::pipeline::{
+use fhir_rag::answer::contract::{AnswerStatus, Mode, Query, QueryOptions, Requester};
+use fhir_rag::answer::pipeline::{
     answer_lead, cohort_condition, dp_voters, subsample, voter_contexts, AnswerConfig,
     AnswerEngine, DP_VOTER_SYSTEM,
 };
-use crate::answer::search::Scope;
-use crate::dp::{Noise, PrivacyCost, TextPlan, TokenChooser, VoteChooser};
-use crate::embed::batcher::EmbeddingService;
-use crate::llm::{Backend, ChatModel, LlmConfig, VoteRequest};
-use crate::store::Store;
+use fhir_rag::answer::search::Scope;
+use fhir_rag::dp::{Noise, PrivacyCost, TextPlan, TokenChooser, VoteChooser};
+use fhir_rag::embed::batcher::EmbeddingService;
+use fhir_rag::llm::{Backend, ChatModel, LlmConfig, VoteRequest};
+use fhir_rag::store::Store;
 
 /// The kinds of facts questions ask about.
 const KINDS: [(&str, &str); 4] = [
@@ -105,13 +105,13 @@ fn read_bundle(path: &Path) -> Option<Value> {
     if !(name.ends_with(".json") || name.ends_with(".json.bz2") || name.ends_with(".json.gz")) {
         return None;
     }
-    serde_json::from_slice(&crate::backfill::read_file(path).ok()?).ok()
+    serde_json::from_slice(&fhir_rag::backfill::read_file(path).ok()?).ok()
 }
 
 /// Patients (by bundle) and their items, from a folder of patient bundles.
 fn truth(source: &Path) -> anyhow::Result<Vec<PatientItems>> {
     let mut patients = Vec::new();
-    for path in crate::backfill::list_files(source)? {
+    for path in fhir_rag::backfill::list_files(source)? {
         let Some(bundle) = read_bundle(&path) else {
             continue;
         };
@@ -150,8 +150,8 @@ fn spoken(display: &str) -> String {
 
 /// The item's first word that tells it apart (letters only, not generic, not in the question).
 fn key_word(item: &str, question: &str) -> Option<String> {
-    let asked: BTreeSet<String> = crate::text::words(question).into_iter().collect();
-    crate::text::words(item).into_iter().find(|w| {
+    let asked: BTreeSet<String> = fhir_rag::text::words(question).into_iter().collect();
+    fhir_rag::text::words(item).into_iter().find(|w| {
         w.len() >= 4
             && w.chars().all(|c| c.is_alphabetic())
             && !GENERIC.contains(&w.as_str())
@@ -160,7 +160,7 @@ fn key_word(item: &str, question: &str) -> Option<String> {
 }
 
 fn names(answer: &str, word: &str) -> bool {
-    crate::text::words(answer).iter().any(|w| w == word)
+    fhir_rag::text::words(answer).iter().any(|w| w == word)
 }
 
 /// One evaluation question.

@@ -10,7 +10,7 @@
 //! - [`deid`]: the de-identification step on a labelled set of note sentences.
 //! - [`compare`]: the single-agent baseline against the pipeline: privacy and utility.
 //! - [`metrics`]: hit@k, MRR, BLEU, ROUGE.
-//! - [`run`]: the `fhir-rag eval` commands and their reports under `docs/results/`.
+//! - [`run`]: the `fhir-rag-harness eval` commands and their reports under `docs/results/`.
 
 /// A tag unique to this evaluation process, at the head of its query ids: the store keeps the
 /// audit row of every query id, and an id sent again with another question is refused, so a

@@ -1,5 +1,5 @@
-//! `fhir-rag bench scale`: the cost curve from a thousand patients up, on a population grown
-//! from the archive ([`crate::generate`]). One store grows size by size: each step ingests the
+//! `fhir-rag-harness bench scale`: the cost curve from a thousand patients up, on a population grown
+//! from the archive ([`fhir_rag::generate`]). One store grows size by size: each step ingests the
 //! patients it adds through the ingest path's own functions (parse, flatten, store with the
 //! embedder; the broker is left out, its cost is `bench ingest`'s), then measures the store's
 //! bytes and the answer engine's latency per question kind. Figures only, never asserted.
@@ -9,16 +9,16 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::answer::contract::{Mode, Query, QueryOptions, Requester};
-use crate::answer::pipeline::{AnswerConfig, AnswerEngine};
-use crate::config::ModelConfig;
-use crate::embed::batcher::EmbeddingService;
-use crate::generate::Population;
-use crate::ingest::flatten::{flatten_parsed, FreeText};
-use crate::ingest::parse::{parse_message, ParseLimits};
-use crate::store::{Store, StoreConfig};
+use fhir_rag::answer::contract::{Mode, Query, QueryOptions, Requester};
+use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::config::ModelConfig;
+use fhir_rag::embed::batcher::EmbeddingService;
+use fhir_rag::generate::Population;
+use fhir_rag::ingest::flatten::{flatten_parsed, FreeText};
+use fhir_rag::ingest::parse::{parse_message, ParseLimits};
+use fhir_rag::store::{Store, StoreConfig};
 
-/// Settings of `fhir-rag bench scale`.
+/// Settings of `fhir-rag-harness bench scale`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ScaleBenchConfig {
     /// Database server (a fresh database is created on it for the run).
@@ -28,7 +28,7 @@ pub struct ScaleBenchConfig {
     #[command(flatten)]
     pub model: ModelConfig,
     /// The archive the population is grown from.
-    #[arg(long, default_value = crate::bench::ARCHIVE)]
+    #[arg(long, default_value = fhir_rag::backfill::ARCHIVE)]
     pub data: PathBuf,
     /// Patients at each measured size, ascending.
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
@@ -134,15 +134,15 @@ pub struct ScaleBenchResult {
 /// Runs the benchmark, writing the figures after each size.
 pub async fn scale(config: &ScaleBenchConfig) -> anyhow::Result<ScaleBenchResult> {
     if let Some(database) = &config.resume {
-        let url = crate::store::with_database(&config.store.database_url, database);
+        let url = fhir_rag::store::with_database(&config.store.database_url, database);
         return run(config, &url).await;
     }
     let run_id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
     let database = format!("fhir_rag_bench_{run_id}");
-    let url = crate::store::create_database(&config.store.database_url, &database).await?;
+    let url = fhir_rag::store::create_database(&config.store.database_url, &database).await?;
     let result = run(config, &url).await;
     if !config.keep_database {
-        crate::store::drop_database(&config.store.database_url, &database).await?;
+        fhir_rag::store::drop_database(&config.store.database_url, &database).await?;
     }
     result
 }
@@ -419,7 +419,7 @@ async fn measure(
         care_team: timed(&engine, &care).await,
         cohort: timed(&engine, &cohort).await,
         dp: timed(&engine, &dp).await,
-        peak_rss_mb: crate::telemetry::peak_rss_mb().unwrap_or(0.0),
+        peak_rss_mb: fhir_rag::telemetry::peak_rss_mb().unwrap_or(0.0),
     })
 }
 
@@ -435,7 +435,7 @@ async fn engine(store: &Store, embedder: &EmbeddingService) -> anyhow::Result<An
     answer.queries_per_minute = u32::MAX / 2;
     answer.query_burst = u32::MAX / 2;
     answer.llm_calls_per_minute = u32::MAX / 2;
-    let llm = crate::llm::LlmConfig {
+    let llm = fhir_rag::llm::LlmConfig {
         url: "rules://".into(),
         llm_model: "default".into(),
         llm_api_key: None,

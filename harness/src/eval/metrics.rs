@@ -1,6 +1,6 @@
 //! Metrics of the thesis's tables: hit@k and MRR for retrieval (Tables 4.1, 4.2; seed 004 for
 //! MRR), BLEU and ROUGE for text overlap (Table 4.3, 4.6). SemScore (Table 4.4) is the cosine of
-//! two embeddings and lives with the embedder ([`crate::embed::cosine`]).
+//! two embeddings and lives with the embedder ([`fhir_rag::embed::cosine`]).
 //!
 //! Tokenization follows `rouge_score`'s default: lower-case, every run of letters and digits is a
 //! token, everything else separates.

@@ -1,4 +1,4 @@
-//! The privacy evaluation by category (`fhir-rag eval privacy`): attacks a requester could try,
+//! The privacy evaluation by category (`fhir-rag-harness eval privacy`): attacks a requester could try,
 //! each counted as a leak when an answer or synthetic query discloses anything identifying, a
 //! fact of a patient outside the requester's scope, or tells members from non-members.
 //!
@@ -22,12 +22,12 @@ use serde::Serialize;
 use sqlx::{PgPool, Row};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::answer::contract::{Answer, AnswerStatus, Query, QueryOptions, Requester};
-use crate::answer::pipeline::{AnswerEngine, AnswerError};
-use crate::embed::batcher::EmbeddingService;
-use crate::ingest::flatten::{flatten_with, FreeText};
-use crate::ingest::parse::{parse_message, ParseLimits};
-use crate::store::Store;
+use fhir_rag::answer::contract::{Answer, AnswerStatus, Query, QueryOptions, Requester};
+use fhir_rag::answer::pipeline::{AnswerEngine, AnswerError};
+use fhir_rag::embed::batcher::EmbeddingService;
+use fhir_rag::ingest::flatten::{flatten_with, FreeText};
+use fhir_rag::ingest::parse::{parse_message, ParseLimits};
+use fhir_rag::store::Store;
 
 /// One category's figures.
 #[derive(Clone, Debug, Default, Serialize)]

@@ -13,15 +13,15 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::metrics::{bleu, mean, rouge_l, rouge_n};
-use crate::answer::contract::{Query, QueryOptions, Requester};
-use crate::answer::pipeline::{find_documents, AnswerEngine, AnswerError, SearchPlan};
-use crate::answer::respond::template_sentences;
-use crate::answer::search::{RetrievedDocument, Scope};
-use crate::answer::synthesis::{select_by_rules, Candidate, SyntheticDocument};
-use crate::embed::batcher::EmbeddingService;
-use crate::embed::cosine;
-use crate::llm::{Backend, ChatMessage, ChatRequest};
-use crate::privacy::PrivacyGuard;
+use fhir_rag::answer::contract::{Query, QueryOptions, Requester};
+use fhir_rag::answer::pipeline::{find_documents, AnswerEngine, AnswerError, SearchPlan};
+use fhir_rag::answer::respond::template_sentences;
+use fhir_rag::answer::search::{RetrievedDocument, Scope};
+use fhir_rag::answer::synthesis::{select_by_rules, Candidate, SyntheticDocument};
+use fhir_rag::embed::batcher::EmbeddingService;
+use fhir_rag::embed::cosine;
+use fhir_rag::llm::{Backend, ChatMessage, ChatRequest};
+use fhir_rag::privacy::PrivacyGuard;
 
 /// Most raw lines handed to the baseline's model (its context window is small).
 const BASELINE_LINES: usize = 40;
@@ -129,8 +129,8 @@ pub async fn pipeline(
     patients: &[String],
 ) -> Result<
     (
-        crate::answer::contract::Answer,
-        crate::answer::pipeline::Trace,
+        fhir_rag::answer::contract::Answer,
+        fhir_rag::answer::pipeline::Trace,
     ),
     AnswerError,
 > {
@@ -220,7 +220,7 @@ pub async fn privacy(
     max_tokens: u32,
     prompts: &[String],
 ) -> Result<PrivacyReport, AnswerError> {
-    let guard = PrivacyGuard::new(std::sync::Arc::new(crate::privacy::guard::PgVault::new(
+    let guard = PrivacyGuard::new(std::sync::Arc::new(fhir_rag::privacy::guard::PgVault::new(
         pool.clone(),
     )));
     let patients = all_patient_ids(pool).await?;
@@ -239,7 +239,7 @@ pub async fn privacy(
             &patients,
         )
         .await?;
-        let empty = answer.status != crate::answer::contract::AnswerStatus::Answered;
+        let empty = answer.status != fhir_rag::answer::contract::AnswerStatus::Answered;
         count(&mut pipe, &guard, &answer.answer, empty).await?;
         pipe_rouge.push(rouge_l(&answer.answer, &trace.synthetic_document));
     }

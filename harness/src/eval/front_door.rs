@@ -24,17 +24,19 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 use serde_json::{json, Value};
 
 use super::disclosure::Category;
-use crate::answer::contract::{Mode, Query, QueryOptions, Requester};
-use crate::answer::pipeline::{AnswerConfig, AnswerEngine};
-use crate::answer::worker::QueryAuth;
-use crate::auth::envelope::{now_secs, QueryClaims, Signer, Verifier, QUERY_AUDIENCE, QUERY_TYPE};
-use crate::auth::keys::SigningKey;
-use crate::auth::token::TokenConfig;
-use crate::bus::{topics, BusConfig};
-use crate::embed::batcher::EmbeddingService;
-use crate::gateway::GatewayConfig;
-use crate::llm::{Backend, LlmConfig};
-use crate::store::Store;
+use fhir_rag::answer::contract::{Mode, Query, QueryOptions, Requester};
+use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::answer::worker::QueryAuth;
+use fhir_rag::auth::envelope::{
+    now_secs, QueryClaims, Signer, Verifier, QUERY_AUDIENCE, QUERY_TYPE,
+};
+use fhir_rag::auth::keys::SigningKey;
+use fhir_rag::auth::token::TokenConfig;
+use fhir_rag::bus::{topics, BusConfig};
+use fhir_rag::embed::batcher::EmbeddingService;
+use fhir_rag::gateway::GatewayConfig;
+use fhir_rag::llm::{Backend, LlmConfig};
+use fhir_rag::store::Store;
 
 /// A message read back: key, payload, headers.
 type Read = (Option<String>, Vec<u8>, BTreeMap<String, String>);
@@ -67,7 +69,7 @@ pub struct Setup<'a> {
 
 /// A gateway and the keys of an answer worker on fresh topics, in this process: what the
 /// front-door evaluation attacks and the answer benchmark times. The caller runs the worker
-/// (`crate::answer::worker::run` with [`FrontDoor::answer`] and [`FrontDoor::auth`]).
+/// (`fhir_rag::answer::worker::run` with [`FrontDoor::answer`] and [`FrontDoor::auth`]).
 pub struct FrontDoor {
     /// The gateway's base URL.
     pub base: String,
@@ -84,7 +86,7 @@ pub struct FrontDoor {
     /// Turns true to stop the gateway (and the worker given it).
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     stop: tokio::sync::watch::Sender<bool>,
-    gateway: tokio::task::JoinHandle<Result<(), crate::gateway::GatewayError>>,
+    gateway: tokio::task::JoinHandle<Result<(), fhir_rag::gateway::GatewayError>>,
     _keys: tempfile::TempDir,
 }
 
@@ -96,7 +98,10 @@ impl FrontDoor {
         topics_dir: &Path,
         answer: &AnswerConfig,
     ) -> anyhow::Result<FrontDoor> {
-        let suffix = format!(".frontdoor-{}", &crate::gateway::random_query_id()[2..10]);
+        let suffix = format!(
+            ".frontdoor-{}",
+            &fhir_rag::gateway::random_query_id()[2..10]
+        );
         let contracts = topics::load_contracts(topics_dir)?;
         topics::apply(bus, &contracts, 1, |name| format!("{name}{suffix}")).await?;
         let mut answer = answer.clone();
@@ -167,7 +172,7 @@ impl FrontDoor {
             let pool = pool.clone();
             let shutdown = shutdown.clone();
             tokio::spawn(async move {
-                crate::gateway::run(gateway_config, token_config, &bus, pool, shutdown).await
+                fhir_rag::gateway::run(gateway_config, token_config, &bus, pool, shutdown).await
             })
         };
         let door = FrontDoor {
@@ -261,7 +266,8 @@ pub async fn evaluate(setup: Setup<'_>) -> anyhow::Result<BTreeMap<String, Categ
         pool: setup.store.pool(),
         per_category: setup.per_category.max(1),
     };
-    let worker = crate::answer::worker::run(&engine, setup.bus, &door.auth, door.shutdown.clone());
+    let worker =
+        fhir_rag::answer::worker::run(&engine, setup.bus, &door.auth, door.shutdown.clone());
     let driver = async {
         let result = world.run().await;
         door.stop();
@@ -515,7 +521,7 @@ impl World<'_> {
             .bus
             .consumer(&format!(
                 "frontdoor-reader-{}",
-                crate::gateway::random_query_id()
+                fhir_rag::gateway::random_query_id()
             ))
             .create()?;
         // Every partition from its first offset, assigned rather than subscribed: no group
