@@ -1880,6 +1880,27 @@ impl AnswerEngine {
             _ => "the named patients",
         };
         let synthetic = render_query(subject, &analysis.terms, known, &analysis.months);
+        // "Lane's active meds?", "what is she allergic to?" of a patient whose record holds no
+        // fact of that kind at all: that is the answer, not other facts the search brought.
+        if let ([patient], Some((kind, resource_type))) = (
+            resolution.patients.as_slice(),
+            super::question::asked_kind_only(&analysis),
+        ) {
+            let any: bool = sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1 AND resource_type = $2)",
+            )
+            .bind(patient)
+            .bind(resource_type)
+            .fetch_one(self.store.pool())
+            .await?;
+            if !any {
+                draft.patients.insert(*patient);
+                draft.status = Some(AnswerStatus::NotFound);
+                draft.answer = format!("No {kind} is on record for the patient.");
+                draft.synthetic_query = synthetic;
+                return Ok(());
+            }
+        }
         // For one named patient of the requester's own, "not found" says what is missing, but
         // only after the whole record was searched for it: a concept on record that the
         // retrieved documents did not answer is "could not answer", never "nothing on record".

@@ -1066,7 +1066,21 @@ const NOW_WORDS: &[&str] = &[
 fn answer_form(question: &str) -> (AnswerForm, bool) {
     let lower = question.to_lowercase();
     let words = crate::text::words(&lower);
-    let now = words.iter().any(|w| NOW_WORDS.contains(&w.as_str()));
+    // "Which BP meds is she on?", "is he on warfarin": being on a drug is now ("what is on
+    // record" is not).
+    let is_on = words.iter().enumerate().any(|(i, w)| {
+        w == "on"
+            && words[i.saturating_sub(4)..i]
+                .iter()
+                .any(|b| b == "is" || b == "are")
+            && !words.get(i + 1).is_some_and(|next| {
+                [
+                    "record", "records", "file", "chart", "list", "her", "his", "the",
+                ]
+                .contains(&next.as_str())
+            })
+    });
+    let now = is_on || words.iter().any(|w| NOW_WORDS.contains(&w.as_str()));
     if lower.contains("how many") || lower.contains("number of") || lower.contains("how often") {
         return (AnswerForm::Count, now);
     }
@@ -2104,6 +2118,28 @@ pub fn holds_phrases(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> b
 /// "patient", "value" or "visit").
 pub fn is_concept(term: &str) -> bool {
     !GENERIC_TERMS.contains(&term)
+}
+
+/// The one kind of fact a question asks for when it names no concept ("her meds?", "what is
+/// she allergic to?"): its name in a reply and its resource type. None when it names a concept
+/// or several kinds.
+pub fn asked_kind_only(analysis: &QuestionAnalysis) -> Option<(&'static str, &'static str)> {
+    const KINDS: &[(&str, &str, &str)] = &[
+        ("medication", "medication", "MedicationRequest"),
+        ("allergy", "allergy", "AllergyIntolerance"),
+        ("immunization", "immunization", "Immunization"),
+        ("procedure", "procedure", "Procedure"),
+    ];
+    if asks_concept(analysis) || analysis.broad {
+        return None;
+    }
+    let mut asked = KINDS
+        .iter()
+        .filter(|(term, _, _)| analysis.terms.iter().any(|t| t == term));
+    match (asked.next(), asked.next()) {
+        (Some((_, kind, resource_type)), None) => Some((kind, resource_type)),
+        _ => None,
+    }
 }
 
 /// Whether the question names a concept of the record at all ("diagnosed with dyspnea",

@@ -224,6 +224,18 @@ pub fn select_by_rules(
         kept.sort_by_key(|i| chosen.iter().position(|c| c == i));
         chosen = kept;
     }
+    // "Current meds", "what is active": the medications and conditions whose status is active,
+    // when any is (none: the stopped ones stay, and say so).
+    if analysis.now {
+        let status = |i: &usize| {
+            let sentence = &candidates[*i].sentence;
+            let start = sentence.find("tatus is ")?;
+            Some(sentence[start..].starts_with("tatus is active"))
+        };
+        if chosen.iter().any(|i| status(i) == Some(true)) {
+            chosen.retain(|i| status(i) != Some(false));
+        }
+    }
     // "Why was he in the ER in 2017?": the visit, and what was diagnosed or done that day.
     if analysis.asks_cause {
         // By the day, not the document: a diagnosis is kept with the patient's summary and
