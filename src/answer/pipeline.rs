@@ -386,7 +386,9 @@ impl Draft {
 /// listed patient, though one of its words matches one ("Mary Smith" on the list): then it names
 /// somebody else (a patient outside the list, or nobody), and answering with the listed
 /// patient's record would be about the wrong person. Words the records use ("Smith fracture")
-/// are not names. A run none of whose words matched is left to the other checks.
+/// are not names, except right before a matched name ("Camila Ankunding": Camila is also a
+/// drug the records name, and here a first name). A run none of whose words matched is left to
+/// the other checks.
 fn names_someone_else(
     runs: &[Vec<String>],
     resolution: &search::NameResolution,
@@ -396,7 +398,17 @@ fn names_someone_else(
         words.contains(w) || words.contains(&crate::text::strip_digits(w))
     };
     runs.iter().any(|run| {
-        let names: Vec<&String> = run.iter().filter(|w| !known.contains(*w)).collect();
+        let names: Vec<&String> = run
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| {
+                !known.contains(*w)
+                    || run.get(i + 1).is_some_and(|next| {
+                        !known.contains(next) && matched(next, &resolution.name_words)
+                    })
+            })
+            .map(|(_, w)| w)
+            .collect();
         let touches = names.iter().any(|w| matched(w, &resolution.name_words));
         touches
             && !resolution
@@ -2479,6 +2491,17 @@ mod tests {
             &runs("Has Mrs. Smith had a flu shot?"),
             &resolution(&[(1, &["smith"])]),
             &known
+        ));
+        // A record word written as the first name before a listed surname is a first name.
+        assert!(names_someone_else(
+            &runs("Camila Smith - sepsis back in the 40s?"),
+            &resolution(&[(1, &["smith"])]),
+            &set(&["camila", "sepsis"])
+        ));
+        assert!(!names_someone_else(
+            &runs("Camila Smith - sepsis back in the 40s?"),
+            &resolution(&[(1, &["camila", "smith"])]),
+            &set(&["camila", "sepsis"])
         ));
         assert!(!names_someone_else(
             &runs("Did Smith Fracture heal for Mary Smith?"),

@@ -2133,6 +2133,16 @@ pub fn asked_kind_only(analysis: &QuestionAnalysis) -> Option<(&'static str, &'s
     if asks_concept(analysis) || analysis.broad {
         return None;
     }
+    // "Drug allergies", "medication allergies": allergies, of one kind ("allergy meds" are
+    // medications).
+    let at = |term: &str| analysis.terms.iter().position(|t| t == term);
+    if let (Some(allergy), Some(medication)) = (at("allergy"), at("medication")) {
+        return Some(if medication < allergy {
+            ("allergy", "AllergyIntolerance")
+        } else {
+            ("medication", "MedicationRequest")
+        });
+    }
     let mut asked = KINDS
         .iter()
         .filter(|(term, _, _)| analysis.terms.iter().any(|t| t == term));
