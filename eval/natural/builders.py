@@ -1,6 +1,6 @@
-"""Answer-building helpers shared by the blind question sets 3, 4 and 5 (their
+"""Answer-building helpers shared by the blind question sets 2 to 5 (their
 questions_src.py import them): LOINC codes, the expected-answer builders and their token
-conventions (see eval/natural/grade.py). Written with set 3, unchanged since; imported, not
+conventions (see eval/natural/grade.py). Written with set 2, unchanged since; imported, not
 copied, so that one fix reaches every set (each set's `oracle.py --check` recomputes its
 expected answers through them).
 """

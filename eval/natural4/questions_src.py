@@ -34,7 +34,7 @@ def Q(qid, kind, q, compute, patients=None, target=None, refs=None):
                   "compute": compute, "patients": patients or [],
                   "target": target, "refs": refs or {}})
 
-# The answer-building helpers shared with sets 3 to 5 (eval/natural/builders.py).
+# The answer-building helpers, shared with sets 2 to 5 (eval/natural/builders.py).
 import os as _os
 import sys as _sys
 _sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..", "natural"))
