@@ -1635,7 +1635,24 @@ fn context_clauses(question: &str) -> Vec<std::ops::Range<usize>> {
     let mut start = 0usize;
     let bytes = question.as_bytes();
     for (i, c) in question.char_indices() {
+        // "Meds for Mr. Collins?": the period of a title or of an initial ends no clause.
+        let abbreviation = c == '.' && {
+            let word: String = question[..i]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphabetic())
+                .collect::<String>()
+                .chars()
+                .rev()
+                .collect::<String>()
+                .to_lowercase();
+            matches!(
+                word.as_str(),
+                "mr" | "mrs" | "ms" | "dr" | "st" | "jr" | "sr"
+            ) || word.chars().count() == 1
+        };
         let ends = matches!(c, '.' | '?' | '!' | ':' | ';')
+            && !abbreviation
             && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace());
         if ends {
             clauses.push(start..i + 1);
@@ -2893,6 +2910,22 @@ mod tests {
         assert!(f.name_like.is_empty(), "{f:?}");
         let g = analyze("what medications is elinor7 on?", &names(&[]));
         assert_eq!(g.capitalized, vec!["elinor7"]);
+    }
+
+    #[test]
+    fn a_title_or_an_initial_ends_no_clause() {
+        for q in [
+            "Medications for Mr. Collins?",
+            "Current meds of Dr. Smith?",
+            "Last weight for Dexter S.?",
+        ] {
+            assert!(context_clauses(q).is_empty(), "{q}");
+        }
+        // A sentence before the question is still its context.
+        assert_eq!(
+            context_clauses("She had a fall. What is Mr. Collins's weight?").len(),
+            1
+        );
     }
 
     #[test]
