@@ -345,3 +345,132 @@ def count_answer(n, summary, dangers=()):
     if dangers:
         e["dangerous_terms"] = list(dangers)
     return e
+
+
+# ----------------------------------------------------------------------------
+# cohort helpers (sets 2 to 5)
+def _all(db):
+    return list(db.values())
+
+
+def _alive(db):
+    return [p for p in db.values() if not p["deceased"]]
+
+
+def ccount(pred, summary, pop=_all, alt_preds=(), must_not_preds=(), allow_small=False):
+    """plain count; alt_preds give accepted alternative readings (e.g. the UTC date,
+    living only); must_not_preds give counts of a wrong reading"""
+    def c(db):
+        n = sum(1 for p in pop(db) if pred(p))
+        assert n >= 5 or n == 0, f"group too small for a plain count: {n}"
+        toks = [f"int:{n}"]
+        for ap in alt_preds:
+            m = sum(1 for p in pop(db) if ap(p))
+            if m != n and f"int:{m}" not in toks:
+                assert m >= 5
+                toks.append(f"int:{m}")
+        bad = []
+        for bp in must_not_preds:
+            m = sum(1 for p in pop(db) if bp(p))
+            if m != n and f"int:{m}" not in toks:
+                bad.append(f"int:{m}")
+        if n == 5:
+            # "fewer than 5" contains the digit 5: naming the suppression phrases as wrong
+            # facts makes a suppressed reply at most partial instead of correct
+            bad += SUPPRESSED_AT_5
+        return {"summary": summary.format(n=n), "count": n, "value": n,
+                "any_of": [toks], "must_not_include": bad}
+    return c
+
+
+SUPPRESSED_AT_5 = ["fewer than 5", "fewer than five", "less than 5", "less than five", "under 5",
+                   "below 5", "suppressed"]
+
+
+def cmulti(parts, summary):
+    """several counts that must all appear"""
+    def c(db):
+        ns = [sum(1 for p in pop(db) if pred(p)) for pred, pop in parts]
+        assert all(n >= 5 for n in ns), ns
+        return {"summary": summary.format(*ns), "must_include": [f"int:{n}" for n in ns], "value": None}
+    return c
+
+
+def csmall(pred, summary, pop=_all, alt_preds=()):
+    def c(db):
+        n = sum(1 for p in pop(db) if pred(p))
+        assert 1 <= n <= 4, n
+        for ap in alt_preds:
+            m = sum(1 for p in pop(db) if ap(p))
+            assert 1 <= m <= 4, ("alternative reading leaves the small range", m)
+        return {"summary": summary.format(n=n) + " Fewer than 5 patients: the count must be "
+                "suppressed, not stated.", "suppressed": True, "count": n}
+    return c
+
+
+def cabsent(pred, summary, pop=_all):
+    def c(db):
+        n = sum(1 for p in pop(db) if pred(p))
+        assert n == 0, n
+        return {"answerable": False, "absence": True, "summary": summary, "count": 0}
+    return c
+
+
+def cmedian(values, tol, summary):
+    def c(db):
+        v = values(db)
+        assert len(v) >= 5
+        m = median(v)
+        return {"summary": summary.format(m=fmt(m), n=len(v)), "value": m, "tolerance": tol,
+                "must_include": [], "n": len(v)}
+    return c
+
+
+def ctop(items_fn, summary, counts_fn=None):
+    def c(db):
+        items = items_fn(db)
+        s = summary.format(*counts_fn(db)) if counts_fn else summary
+        return {"summary": s, "items": items}
+    return c
+
+
+def _npat(db, pred, pop=_all):
+    return sum(1 for p in pop(db) if pred(p))
+
+
+def lastval(p, code):
+    s = _series(p, code)
+    return s[-1]["value"] if s else None
+
+
+def hc(pat, active=None):
+    return lambda p: has_cond(p, pat, active)
+
+
+def local_ym(s):
+    return s[:7]
+
+
+def utc_ym(s):
+    return utc_month(s)
+
+
+HTN_, DM_, PREDM_, OB_ = "^Hypertension$", "^Diabetes$", "^Prediabetes$", r"^Body mass index 30\+"
+OPIOID_ = "Fentanyl|xycodone|ydrocodone|tramadol|Codeine|Meperidine|buprenorphine"
+ANTIHIST_ = "Loratadine|Fexofenadine|cetirizine|Terfenadine|Astemizole|diphenhydr"
+FOODALL_ = r"peanut|nut$|fish|egg|wheat|soy"
+CONTRA_ = ("Errin|Camila|Jolivette|Yaz|Levora|Natazia|Trinessa|Seasonique|NuvaRing|Mirena|Kyleena|"
+           "Liletta|Etonogestrel|medroxyprogesterone|Ethinyl Estradiol|Enovid")
+
+
+def covid_icu(p):
+    return any("intensive care" in (e["type"] or "") and e["reason"] == "COVID-19" for e in encs(p, "IMP"))
+
+def _covid_month(ym, utc=False):
+    f = utc_ym if utc else local_ym
+    return lambda p: any(c["display"] == "COVID-19" and f(c["onset"]) == ym for c in p["conditions"])
+
+
+def _in_year(items, key, yr, utc=False):
+    f = (lambda s: str(utc_year(s))) if utc else (lambda s: s[:4])
+    return any(f(x[key]) == str(yr) for x in items)
