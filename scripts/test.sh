@@ -10,6 +10,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export FHIR_RAG_PG_FAST=1 # fsync off for the test cluster only
+# A clean checkout gains nothing from incremental builds, and their caches doubled the target
+# folder (a CI run once ran out of disk): build without them.
+export CARGO_INCREMENTAL=0
 scripts/services.sh up
 eval "$(scripts/services.sh env)"
 FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)

@@ -8,7 +8,13 @@
 //! configured issuer, `aud` holds the configured audience, `exp` is in the future and `nbf` (when
 //! present) in the past, within the configured leeway, and `sub` is present. Keys are cached and
 //! fetched again when a token names a key id the cache lacks (at most once per
-//! [`REFRESH_MIN_SECS`]), so that the issuer can rotate keys.
+//! [`REFRESH_MIN_SECS`]), so that the issuer can rotate keys. One fetch runs at a time: requests
+//! that find a key missing while a fetch is under way wait for it instead of starting their own.
+//!
+//! Introspection answers that say a token is active are kept for
+//! `--introspection-cache-secs` (never past the token's own `exp`), keyed by the token's SHA-256,
+//! so that a busy client does not double every request with a call to the issuer. A revoked token
+//! is therefore honoured for at most that long; 0 asks the issuer every time.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,6 +34,8 @@ pub const REFRESH_MIN_SECS: u64 = 30;
 pub const REFRESH_MAX_SECS: u64 = 3600;
 /// Longest token accepted, in bytes.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
+/// Most introspection answers kept at once; past it, answers are not kept until some expire.
+pub const INTROSPECTION_CACHE_ENTRIES: usize = 10_000;
 
 /// How the gateway verifies tokens (`fhir-rag gateway`).
 #[derive(Clone, Debug, clap::Args)]
@@ -65,6 +73,10 @@ pub struct TokenConfig {
     /// Client id for introspection.
     #[arg(long, env = "FHIR_RAG_INTROSPECTION_CLIENT_ID")]
     pub introspection_client_id: Option<String>,
+    /// Seconds an introspection answer saying a token is active is reused (never past the
+    /// token's `exp`); a revoked token stays usable that long. 0 asks the issuer every time.
+    #[arg(long, env = "FHIR_RAG_INTROSPECTION_CACHE_SECS", default_value_t = 60)]
+    pub introspection_cache_secs: u64,
     /// OAuth2 clients whose `system/*.read` tokens are cohort (research) requesters.
     #[arg(long, env = "FHIR_RAG_COHORT_CLIENTS", value_delimiter = ',')]
     pub cohort_clients: Vec<String>,
@@ -100,6 +112,7 @@ impl TokenConfig {
             token_leeway_secs: 30,
             introspection_url: None,
             introspection_client_id: None,
+            introspection_cache_secs: 60,
             cohort_clients: Vec::new(),
             roles_claim: None,
             fhir_base_url: None,
@@ -215,7 +228,13 @@ struct KeyCache {
     anonymous: Vec<Jwk>,
     fetched: Option<Instant>,
     last_attempt: Option<Instant>,
+    /// Fetches finished, whatever their outcome: a request that saw a key missing waits for the
+    /// fetch under way and uses its result when this has moved on meanwhile.
+    generation: u64,
 }
+
+/// Introspection answers by the token's SHA-256: the claims, and until when they may be reused.
+type IntrospectionCache = HashMap<[u8; 32], (TokenClaims, Instant)>;
 
 /// Verifies access tokens.
 #[derive(Clone)]
@@ -224,6 +243,9 @@ pub struct TokenVerifier {
     algorithms: Arc<Vec<Algorithm>>,
     source: Option<KeySource>,
     cache: Arc<RwLock<KeyCache>>,
+    /// Held while the key set is fetched: one fetch at a time.
+    fetching: Arc<tokio::sync::Mutex<()>>,
+    introspected: Arc<std::sync::Mutex<IntrospectionCache>>,
     http: reqwest::Client,
     refresh_min: Duration,
 }
@@ -319,7 +341,10 @@ impl TokenVerifier {
                 anonymous: Vec::new(),
                 fetched: None,
                 last_attempt: None,
+                generation: 0,
             })),
+            fetching: Arc::new(tokio::sync::Mutex::new(())),
+            introspected: Arc::new(std::sync::Mutex::new(HashMap::new())),
             http,
             refresh_min: Duration::from_secs(REFRESH_MIN_SECS),
         })
@@ -344,6 +369,22 @@ impl TokenVerifier {
 
     /// Loads the keys now (at start, and for readiness).
     pub async fn refresh(&self) -> Result<usize, TokenError> {
+        let _fetching = self.fetching.lock().await;
+        self.refresh_locked().await
+    }
+
+    /// Fetches the key set unless a fetch finished after the caller looked (`seen`, the
+    /// generation it saw): that fetch's result is what the caller waited for.
+    async fn refresh_unless_done(&self, seen: u64) -> Result<usize, TokenError> {
+        let _fetching = self.fetching.lock().await;
+        if self.cache.read().await.generation != seen {
+            return Ok(0);
+        }
+        self.refresh_locked().await
+    }
+
+    /// Fetches the key set; the caller holds `fetching`.
+    async fn refresh_locked(&self) -> Result<usize, TokenError> {
         let Some(source) = &self.source else {
             return Ok(0);
         };
@@ -351,7 +392,13 @@ impl TokenVerifier {
             let mut cache = self.cache.write().await;
             cache.last_attempt = Some(Instant::now());
         }
-        let set = self.fetch(source).await?;
+        let set = match self.fetch(source).await {
+            Ok(set) => set,
+            Err(e) => {
+                self.cache.write().await.generation += 1;
+                return Err(e);
+            }
+        };
         let mut keys = HashMap::new();
         let mut anonymous = Vec::new();
         for jwk in set.keys {
@@ -373,6 +420,7 @@ impl TokenVerifier {
         cache.keys = keys;
         cache.anonymous = anonymous;
         cache.fetched = Some(Instant::now());
+        cache.generation += 1;
         Ok(count)
     }
 
@@ -462,7 +510,7 @@ impl TokenVerifier {
                 None => None,
             }
         };
-        let (found, may_refresh) = {
+        let (found, may_refresh, seen) = {
             let cache = self.cache.read().await;
             let stale = cache
                 .fetched
@@ -473,13 +521,14 @@ impl TokenVerifier {
             (
                 lookup(&cache).filter(|_| !stale),
                 may || cache.fetched.is_none(),
+                cache.generation,
             )
         };
         if let Some(jwk) = found {
             return Ok(jwk);
         }
         if may_refresh {
-            if let Err(e) = self.refresh().await {
+            if let Err(e) = self.refresh_unless_done(seen).await {
                 tracing::warn!(error = %e, "the issuer's keys could not be fetched");
             }
         }
@@ -533,6 +582,60 @@ impl TokenVerifier {
 
     /// RFC 7662: asks the issuer whether the token is active, and for its claims.
     async fn introspect(&self, token: &str, now: u64) -> Result<TokenClaims, TokenError> {
+        use sha2::Digest;
+        let digest: [u8; 32] = sha2::Sha256::digest(token.as_bytes()).into();
+        let kept = {
+            let mut cache = self.introspected.lock().expect("introspection cache");
+            match cache.get(&digest) {
+                Some((claims, until)) if Instant::now() < *until => Some(claims.clone()),
+                Some(_) => {
+                    cache.remove(&digest);
+                    None
+                }
+                None => None,
+            }
+        };
+        let claims = match kept {
+            Some(claims) => claims,
+            None => {
+                let claims = self.ask_issuer(token, now).await?;
+                self.keep_introspected(digest, &claims, now);
+                claims
+            }
+        };
+        match claims.exp {
+            Some(exp) if now <= exp + self.config.token_leeway_secs => Ok(claims),
+            Some(_) => Err(TokenError::Rejected("ExpiredSignature".into())),
+            None => Err(TokenError::Rejected("no exp".into())),
+        }
+    }
+
+    /// Keeps an active token's claims for the configured time, never past its `exp`.
+    fn keep_introspected(&self, digest: [u8; 32], claims: &TokenClaims, now: u64) {
+        let ttl = self
+            .config
+            .introspection_cache_secs
+            .min(claims.exp.map_or(0, |exp| {
+                (exp + self.config.token_leeway_secs).saturating_sub(now)
+            }));
+        if ttl == 0 {
+            return;
+        }
+        let now_instant = Instant::now();
+        let mut cache = self.introspected.lock().expect("introspection cache");
+        if cache.len() >= INTROSPECTION_CACHE_ENTRIES {
+            cache.retain(|_, (_, until)| *until > now_instant);
+        }
+        if cache.len() < INTROSPECTION_CACHE_ENTRIES {
+            cache.insert(
+                digest,
+                (claims.clone(), now_instant + Duration::from_secs(ttl)),
+            );
+        }
+    }
+
+    /// One RFC 7662 call: the claims of an active access token for this audience and issuer.
+    async fn ask_issuer(&self, token: &str, now: u64) -> Result<TokenClaims, TokenError> {
         let url = self.config.introspection_url.as_deref().expect("checked");
         let secret = std::env::var("FHIR_RAG_INTROSPECTION_SECRET").ok();
         let mut request = self
@@ -599,11 +702,7 @@ impl TokenVerifier {
         if claims.sub.trim().is_empty() {
             return Err(TokenError::Rejected("empty sub".into()));
         }
-        match claims.exp {
-            Some(exp) if now <= exp + self.config.token_leeway_secs => Ok(claims),
-            Some(_) => Err(TokenError::Rejected("ExpiredSignature".into())),
-            None => Err(TokenError::Rejected("no exp".into())),
-        }
+        Ok(claims)
     }
 }
 
@@ -697,6 +796,154 @@ mod tests {
 
     fn write_set(path: &std::path::Path, keys: Vec<Jwk>) {
         std::fs::write(path, serde_json::to_vec(&JwkSet { keys }).unwrap()).unwrap();
+    }
+
+    /// An issuer on a loopback port that counts the key-set fetches and introspection calls it
+    /// answers; it knows the tokens in `active`.
+    struct CountingIssuer {
+        base: String,
+        keys: Arc<std::sync::Mutex<JwkSet>>,
+        active: Arc<std::sync::Mutex<HashMap<String, serde_json::Value>>>,
+        jwks_fetches: Arc<std::sync::atomic::AtomicUsize>,
+        introspections: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    async fn counting_issuer(keys: Vec<Jwk>) -> CountingIssuer {
+        use axum::extract::Form;
+        use axum::routing::{get, post};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let keys = Arc::new(std::sync::Mutex::new(JwkSet { keys }));
+        let active = Arc::new(std::sync::Mutex::new(HashMap::new()));
+        let jwks_fetches = Arc::new(AtomicUsize::new(0));
+        let introspections = Arc::new(AtomicUsize::new(0));
+        let app = axum::Router::new()
+            .route(
+                "/jwks.json",
+                get({
+                    let (keys, count) = (keys.clone(), jwks_fetches.clone());
+                    move || async move {
+                        count.fetch_add(1, Ordering::SeqCst);
+                        // Slow enough that concurrent requests find a fetch under way.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        let set = keys.lock().unwrap().clone();
+                        axum::Json(set)
+                    }
+                }),
+            )
+            .route(
+                "/introspect",
+                post({
+                    let (active, count) = (active.clone(), introspections.clone());
+                    move |Form(form): Form<HashMap<String, String>>| async move {
+                        count.fetch_add(1, Ordering::SeqCst);
+                        let known = active.lock().unwrap().get(&form["token"]).cloned();
+                        axum::Json(known.unwrap_or(serde_json::json!({"active": false})))
+                    }
+                }),
+            );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        CountingIssuer {
+            base,
+            keys,
+            active,
+            jwks_fetches,
+            introspections,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_requests_for_a_new_key_fetch_the_set_once() {
+        use std::sync::atomic::Ordering;
+        let old = SigningKey::generate();
+        let issuer = counting_issuer(vec![old.public_jwk()]).await;
+        let verifier = TokenVerifier::new(TokenConfig {
+            jwks_url: Some(format!("{}/jwks.json", issuer.base)),
+            jwks_file: None,
+            ..config(std::path::Path::new("unused"))
+        })
+        .unwrap()
+        // No rate limit: only the single flight keeps the fetches to one.
+        .with_refresh_min(Duration::ZERO);
+        verifier.refresh().await.unwrap();
+        assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 1);
+        let new = SigningKey::generate();
+        issuer.keys.lock().unwrap().keys.push(new.public_jwk());
+        let now = now();
+        let token = sign(&new, &claims(now));
+        let mut tasks = Vec::new();
+        for _ in 0..32 {
+            let (verifier, token) = (verifier.clone(), token.clone());
+            tasks.push(tokio::spawn(
+                async move { verifier.verify(&token, now).await },
+            ));
+        }
+        for task in tasks {
+            assert_eq!(task.await.unwrap().unwrap().sub, "dr-a");
+        }
+        assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn an_active_introspection_answer_is_reused_until_its_time_or_the_tokens_expiry() {
+        use std::sync::atomic::Ordering;
+        let issuer = counting_issuer(Vec::new()).await;
+        let now = now();
+        let mut active = claims(now);
+        active["active"] = serde_json::Value::Bool(true);
+        issuer
+            .active
+            .lock()
+            .unwrap()
+            .insert("opaque-1".into(), active.clone());
+        let introspecting = |cache_secs| {
+            TokenVerifier::new(TokenConfig {
+                introspection_url: Some(format!("{}/introspect", issuer.base)),
+                introspection_cache_secs: cache_secs,
+                ..config(std::path::Path::new("unused"))
+            })
+            .unwrap()
+        };
+        let verifier = introspecting(60);
+        for _ in 0..5 {
+            assert_eq!(verifier.verify("opaque-1", now).await.unwrap().sub, "dr-a");
+        }
+        assert_eq!(issuer.introspections.load(Ordering::SeqCst), 1);
+        // A kept answer still expires with the token.
+        assert_eq!(
+            verifier
+                .verify("opaque-1", now + 300 + 6)
+                .await
+                .unwrap_err()
+                .label(),
+            "rejected"
+        );
+        // An unknown token is asked about every time: refusals are never kept.
+        for _ in 0..3 {
+            assert_eq!(
+                verifier.verify("opaque-2", now).await.unwrap_err().label(),
+                "introspection"
+            );
+        }
+        assert_eq!(issuer.introspections.load(Ordering::SeqCst), 4);
+        // Revoked at the issuer: honoured until the kept answer's time is up, then refused.
+        issuer.active.lock().unwrap().remove("opaque-1");
+        assert!(verifier.verify("opaque-1", now).await.is_ok());
+        let uncached = introspecting(0);
+        assert_eq!(
+            uncached.verify("opaque-1", now).await.unwrap_err().label(),
+            "introspection"
+        );
+        issuer
+            .active
+            .lock()
+            .unwrap()
+            .insert("opaque-1".into(), active);
+        for _ in 0..3 {
+            assert!(uncached.verify("opaque-1", now).await.is_ok());
+        }
+        assert_eq!(issuer.introspections.load(Ordering::SeqCst), 8);
     }
 
     #[tokio::test]
