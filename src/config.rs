@@ -208,6 +208,16 @@ pub enum Command {
         #[command(subcommand)]
         action: AuditAction,
     },
+    /// Register study cohorts and who may ask about them (administrators, with the owner's
+    /// database credentials): a cohort requester's group is the whole store or a granted study.
+    Study {
+        /// Database.
+        #[command(flatten)]
+        store: StoreConfig,
+        /// What to do.
+        #[command(subcommand)]
+        action: crate::gateway::studies::StudyAction,
+    },
     /// Print what the store holds (row counts; never PHI).
     Status {
         /// Database.

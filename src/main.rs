@@ -254,6 +254,12 @@ async fn run(command: Command) -> anyhow::Result<()> {
                 );
             }
         }
+        Command::Study { store, action } => {
+            let store = Store::connect(&store).await?;
+            store.check_schema().await?;
+            let done = fhir_rag::gateway::studies::run(store.pool(), &action).await?;
+            println!("{}", serde_json::to_string_pretty(&done)?);
+        }
         Command::Status { store } => {
             let store = Store::connect(&store).await?;
             println!("{}", serde_json::to_string_pretty(&store.counts().await?)?);

@@ -4,7 +4,7 @@
 //! | role | scope | may ask | gets |
 //! |---|---|---|---|
 //! | care team (`--care-team-roles`, with the patient list the query carries) | the listed patients | about those patients by name, about the list as a whole | the named patient's facts, generalized (months, rounded values, age bands), as "the patient" or "Patient A/B" per answer |
-//! | cohort (`--cohort-roles`) | every patient, or the list the query carries | about groups: conditions, medications, readings, counts | counts and medians over at least k patients (`--cohort-min-patients`, default 5); no individual, no pseudonym |
+//! | cohort (`--cohort-roles`) | every patient, or the study cohort the gateway resolved and signed (an administrator's registered list, `gateway::studies`; never one the requester chose) | about groups: conditions, medications, readings, counts | counts and medians over at least k patients (`--cohort-min-patients`, default 5); no individual, no pseudonym |
 //! | any other role, or a care team without a list | nothing | nothing | `refused` |
 //!
 //! A question that names or identifies a person the requester may not resolve (a cohort role

@@ -19,6 +19,7 @@
 //! field for patients, roles or requester ids: they come from the token and the store.
 
 mod listener;
+pub mod studies;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -222,6 +223,9 @@ struct QuestionRequest {
     wait_secs: Option<u64>,
     #[serde(default)]
     break_glass: Option<BreakGlass>,
+    /// A cohort requester's registered study: the group its answer is over.
+    #[serde(default)]
+    study: Option<String>,
 }
 
 /// A clinician's stated reason to see a patient outside their relationships.
@@ -488,6 +492,11 @@ async fn ask(
         .map_err(|_| ApiError::Unavailable("shutting down".into()))?;
     let request: QuestionRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("body: {e}")))?;
+    if request.study.is_some() && principal.access != Access::Cohort {
+        return Err(ApiError::Forbidden(
+            "studies are for cohort requesters".into(),
+        ));
+    }
     let mut patients = match &principal.access {
         Access::Patient { patient } => Some(vec![gateway.qualified(patient)]),
         Access::Clinician { practitioner } => Some(
@@ -503,7 +512,21 @@ async fn ask(
                 ApiError::Unavailable("the store is unavailable".into())
             })?,
         ),
-        Access::Cohort => None,
+        Access::Cohort => match &request.study {
+            Some(study) => Some(
+                studies::granted_members(&gateway.pool, study, &principal.subject)
+                    .await
+                    .map_err(|e| {
+                        tracing::error!(error = %e, "studies could not be read");
+                        ApiError::Unavailable("the store is unavailable".into())
+                    })?
+                    // Unknown, closed or not granted: one answer.
+                    .ok_or_else(|| {
+                        ApiError::Forbidden("no open study of that name is granted to you".into())
+                    })?,
+            ),
+            None => None,
+        },
     };
     let mut break_glass: Option<(String, String)> = None;
     if let Some(glass) = &request.break_glass {
@@ -584,8 +607,8 @@ async fn ask(
     sqlx::query(
         "INSERT INTO gateway_requests
              (query_id, principal, role, access, patients, break_glass_patient,
-              break_glass_reason, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))",
+              break_glass_reason, expires_at, study)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8), $9)",
     )
     .bind(&query.query_id)
     .bind(&principal.subject)
@@ -595,6 +618,7 @@ async fn ask(
     .bind(break_glass.as_ref().map(|(p, _)| p))
     .bind(break_glass.as_ref().map(|(_, r)| r))
     .bind(ttl as f64)
+    .bind(&request.study)
     .execute(&gateway.pool)
     .await
     .map_err(|e| {

@@ -73,6 +73,40 @@ fn oracle_patients(npi: &str) -> BTreeSet<String> {
     out
 }
 
+/// The sample's patient ids (its file names).
+fn sample_patients() -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(repo().join("sample/synthea"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".json.bz2").map(str::to_string)
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// The sample's patients with a Condition whose display starts with `display`, read from the raw
+/// bundles.
+fn patients_with_condition(display: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for patient in sample_patients() {
+        let path = repo().join(format!("sample/synthea/{patient}.json.bz2"));
+        let bundle: Value = serde_json::from_slice(&read_bz2(&path)).unwrap();
+        let has = bundle["entry"].as_array().unwrap().iter().any(|e| {
+            let r = &e["resource"];
+            r["resourceType"] == "Condition"
+                && r["code"]["coding"][0]["display"]
+                    .as_str()
+                    .is_some_and(|d| d.starts_with(display))
+        });
+        if has {
+            out.insert(patient);
+        }
+    }
+    out
+}
+
 struct Client {
     http: reqwest::Client,
     base: String,
@@ -660,6 +694,129 @@ async fn the_gateway_is_the_only_way_in() {
     assert_eq!(cohort["answer"]["privacy"]["policy"], "cohort", "{cohort}");
     let (_, _, named) = client.ask(Some(&researcher), question.clone()).await;
     assert_ne!(named["answer"]["status"], "answered", "{named}");
+
+    // 5b. Study cohorts: a researcher's group is an administrator's registered list, granted to
+    //     named principals; never a list of the researcher's choosing.
+    let pharyngitis = patients_with_condition("Acute viral pharyngitis");
+    assert_eq!(pharyngitis.len(), 5, "the sample's own figure");
+    let other = sample_patients()
+        .into_iter()
+        .find(|p| !pharyngitis.contains(p))
+        .unwrap();
+    let register = |name: &str, members: &[&String]| {
+        let file = run.key_file(&format!("{name}.txt"));
+        let listed: String = members.iter().map(|m| format!("{m}\n")).collect();
+        std::fs::write(&file, format!("# approved 2026-11\n{listed}")).unwrap();
+        run.command(&[
+            "study",
+            "register",
+            name,
+            "--patients-file",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap()
+    };
+    let mut whole: Vec<&String> = pharyngitis.iter().collect();
+    whole.push(&other);
+    let four: Vec<&String> = pharyngitis.iter().take(4).collect();
+    for (name, members) in [("pharyngitis-all", &whole), ("pharyngitis-four", &four)] {
+        let made = register(name, members);
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+    }
+    // A study never changes under its name, and a file with a line that is not an id is refused.
+    let again = register("pharyngitis-all", &four);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already registered"));
+    let junk = run.key_file("junk.txt");
+    std::fs::write(&junk, "abc\nRobert'); DROP TABLE studies;--\n").unwrap();
+    let refused = run
+        .command(&[
+            "study",
+            "register",
+            "junk",
+            "--patients-file",
+            junk.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("line 2: not a FHIR Patient id"));
+    for (study, principal) in [
+        ("pharyngitis-all", "study-7"),
+        ("pharyngitis-four", "study-8"),
+    ] {
+        let granted = run
+            .command(&["study", "grant", study, principal])
+            .output()
+            .unwrap();
+        assert!(
+            granted.status.success(),
+            "{}",
+            String::from_utf8_lossy(&granted.stderr)
+        );
+    }
+    let second_researcher = issued(
+        &client.http,
+        &issuer,
+        &base,
+        &[
+            ("sub", "study-8"),
+            ("scope", "system/*.read"),
+            ("client_id", "research-app"),
+        ],
+    )
+    .await;
+    let asked = |study: &str| json!({"question": "How many patients have acute viral pharyngitis?", "study": study});
+    let (status, _, over_study) = client
+        .ask(Some(&researcher), asked("pharyngitis-all"))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{over_study}");
+    assert_eq!(over_study["answer"]["status"], "answered", "{over_study}");
+    let text = over_study["answer"]["answer"].as_str().unwrap();
+    assert!(text.contains('5') && !text.contains('6'), "{text}");
+    // Four of the five: under k, nothing about them.
+    let (_, _, small) = client
+        .ask(Some(&second_researcher), asked("pharyngitis-four"))
+        .await;
+    assert_ne!(small["answer"]["status"], "answered", "{small}");
+    assert!(
+        small["answer"]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("Fewer patients than the minimum"),
+        "{small}"
+    );
+    // Not granted, unknown, and asked by a clinician: refused, the first two alike.
+    let (status, _, not_granted) = client
+        .ask(Some(&researcher), asked("pharyngitis-four"))
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _, unknown) = client.ask(Some(&researcher), asked("no-such-study")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(not_granted, unknown);
+    let (status, _, _) = client.ask(Some(&clinician), asked("pharyngitis-all")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let recorded: Vec<String> = sqlx::query_scalar(
+        "SELECT study FROM gateway_requests WHERE study IS NOT NULL ORDER BY created_at",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert_eq!(recorded, ["pharyngitis-all", "pharyngitis-four"]);
+    // A closed study is asked about no more.
+    let closed = run
+        .command(&["study", "close", "pharyngitis-all"])
+        .output()
+        .unwrap();
+    assert!(closed.status.success());
+    let (status, _, _) = client
+        .ask(Some(&researcher), asked("pharyngitis-all"))
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 
     // 6. An answer is fetched by the principal that asked, and by no one else.
     let (status, fetched) = client.get(Some(&clinician), &query_id).await;
