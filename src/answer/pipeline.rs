@@ -424,7 +424,19 @@ fn asks_death(question: &str) -> bool {
         regex::Regex::new(r"(?i)\b(?:die|died|death|pass\s+away|passed\s+away|deceased)\b")
             .expect("valid death regex")
     });
-    DEATH.is_match(question)
+    // "Her last flu jab before she died", "was X still on her list when she died": the death
+    // dates another question; "what did she die of" still asks about it.
+    static AS_A_TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b",
+        )
+        .expect("valid regex")
+    });
+    static ABOUT_IT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\bcause\b|\bwhy\b|\bof\s+what\b|\bwhat\s+(?:did|killed)\b|\bhow\s+did\s+(?:she|he|they)\s+die\b")
+            .expect("valid regex")
+    });
+    DEATH.is_match(question) && (!AS_A_TIME.is_match(question) || ABOUT_IT.is_match(question))
 }
 
 /// Whether every place `question` writes `word` (folded) writes it in capitals ("ICU") or with a
@@ -1916,12 +1928,19 @@ impl AnswerEngine {
         // For one named patient of the requester's own, "not found" says what is missing, but
         // only after the whole record was searched for it: a concept on record that the
         // retrieved documents did not answer is "could not answer", never "nothing on record".
+        // A yes/no question asks about its items, not the reason it gives ("was he on metformin
+        // for the diabetes?": whether metformin is on record).
+        let asked = if analysis.form == super::question::AnswerForm::YesNo {
+            analysis.yes_items()
+        } else {
+            analysis.clone()
+        };
         let missing = match (
             resolution.patients.as_slice(),
-            super::question::not_on_record(&analysis, known),
+            super::question::not_on_record(&asked, known),
         ) {
             ([patient], Some(absent)) => {
-                let concepts = super::question::named_concepts(&analysis, known);
+                let concepts = super::question::named_concepts(&asked, known);
                 let mut on_record = false;
                 for concept in &concepts {
                     if !search::by_day(self.store.pool(), &[*patient], concept, true, 1)
@@ -1955,9 +1974,9 @@ impl AnswerEngine {
                     }
                 }
                 Some(if on_record {
-                    super::question::on_record_but_unanswered(&analysis, known)
+                    super::question::on_record_but_unanswered(&asked, known)
                 } else if !partly.is_empty() {
-                    super::question::on_record_in_part(&analysis, known, &partly)
+                    super::question::on_record_in_part(&asked, known, &partly)
                 } else if analysis.form == super::question::AnswerForm::YesNo {
                     format!("No. {absent}")
                 } else {
@@ -2350,6 +2369,15 @@ impl AnswerEngine {
             chosen = by_rules;
         }
         let document = assemble(&candidates, &chosen);
+        // A yes stands on a fact of what is asked, never on the reason it was asked for ("was
+        // he on metformin for the diabetes?" is not answered by the diabetes).
+        if analysis.form == super::question::AnswerForm::YesNo
+            && !super::respond::supports_yes(&document, analysis)
+        {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            return Ok(());
+        }
         let Some((document, query)) = self.review(document, synthetic.to_string(), draft).await?
         else {
             return Ok(());
@@ -2456,6 +2484,28 @@ impl AnswerEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_death_that_dates_another_question_is_not_asked_about() {
+        for asked in [
+            "when did she die?",
+            "what did he die of?",
+            "cause of death?",
+            "is she deceased",
+            "when she died, what was the cause?",
+        ] {
+            assert!(asks_death(asked), "{asked}");
+        }
+        for dating in [
+            "her last flu jab before she died - when was it?",
+            "was astemizole still on her active list when she died?",
+            "was his LDL climbing in the years before he died?",
+            "dementia meds Ginny was on when she died?",
+            "weight at her death?",
+        ] {
+            assert!(!asks_death(dating), "{dating}");
+        }
+    }
 
     #[test]
     fn a_full_name_must_be_one_listed_patients_whole_name() {

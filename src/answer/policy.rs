@@ -104,11 +104,14 @@ pub const AMBIGUOUS: Outcome = Outcome {
     reason: "ambiguous_name",
 };
 
-/// A cohort of fewer than k patients (none included: "none" and "a few" read the same).
+/// A cohort of fewer than k patients (none included: "none" and "a few" read the same). The
+/// text speaks of the group as the question was read: a group the reading missed (a wording the
+/// records do not use) may well be large, and "fewer patients match" would then be false.
 pub const TOO_FEW: Outcome = Outcome {
     status: AnswerStatus::NotFound,
-    answer: "Fewer patients than the minimum for a cohort answer match this question, so nothing \
-             is reported about them.",
+    answer: "No group of at least the minimum number of patients for a cohort answer matches \
+             this question as it was read, so nothing is reported; smaller groups are never \
+             reported, so this does not tell whether any patient matches.",
     synthetic_query: "",
     reason: "too_few_patients",
 };

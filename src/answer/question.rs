@@ -520,10 +520,15 @@ static LEXICON: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
     entries
         .into_iter()
         .map(|(phrase, words)| {
-            // A phrase in capitals is an abbreviation only in capitals ("PE", not "pe").
+            // A phrase in capitals is an abbreviation only in capitals when it is short or also
+            // an English word or a given name ("PE", "MI", "CAD", "URI", "BUN"); longer ones are
+            // typed in lower case too ("htn", "hdl", "copd", "uti").
             let capitals = phrase.chars().any(|c| c.is_alphabetic())
                 && !phrase.chars().any(|c| c.is_lowercase());
-            let flags = if capitals { "" } else { "(?i)" };
+            let case_sensitive = capitals
+                && (phrase.chars().filter(|c| c.is_alphanumeric()).count() < 3
+                    || matches!(phrase, "CAD" | "URI" | "BUN" | "ER" | "ED" | "RA"));
+            let flags = if case_sensitive { "" } else { "(?i)" };
             let words_pattern = phrase
                 .split_whitespace()
                 .map(regex::escape)
@@ -565,6 +570,45 @@ fn written_as_a_name(text: &str, start: usize, phrase: &str) -> bool {
     title || (!sentence_start && capitalized(previous)) || capitalized(next)
 }
 
+/// British spellings of clinical words in the American spelling the records use (SNOMED CT and
+/// RxNorm display names): "anaemia", "ischaemic", "haemoglobin", "oedema", "diarrhoea",
+/// "paediatric", "caesarean", "ferrous sulphate", "immunisation", "tumour". Only spellings that no
+/// American word shares; a word so rewritten is never taken for a name.
+pub fn american_spelling(text: &str) -> String {
+    static SPELLINGS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+        [
+            // anaemia, leukaemia, ischaemic, glycaemic, hyperlipidaemia, septicaemia
+            (r"(?i)([a-z]{2})aem", "${1}em"),
+            (r"(?i)\bhaem", "hem"),
+            (r"(?i)\b(o)edema", "${1}edema"),
+            (r"(?i)\boe(sophag|strogen|stradiol|dema)", "e${1}"),
+            (r"(?i)\bfoet", "fet"),
+            (r"(?i)\bcoeliac", "celiac"),
+            (r"(?i)(rrh|pn|n)oea\b", "${1}ea"),
+            (r"(?i)paed", "ped"),
+            (r"(?i)\bcaesar", "cesar"),
+            (r"(?i)anaesth", "anesth"),
+            (r"(?i)sulph", "sulf"),
+            (r"(?i)isation", "ization"),
+            (r"(?i)\b(immun|hospital|steril|catheter|categor|minim|stabil|anaesthet|anesthet)is(e|ed|es|ing)\b", "${1}iz${2}"),
+            (r"(?i)\b(tum|behavi|col|odo)our(s?)\b", "${1}or${2}"),
+            (r"(?i)\b(fib|cent|lit|met)re(s?)\b", "${1}er${2}"),
+            (r"(?i)\bgynaec", "gynec"),
+            (r"(?i)\borthopaed", "orthoped"),
+        ]
+        .into_iter()
+        .map(|(pattern, to)| (Regex::new(pattern).expect("valid spelling regex"), to))
+        .collect()
+    });
+    let mut out = text.to_string();
+    for (pattern, to) in SPELLINGS.iter() {
+        if pattern.is_match(&out) {
+            out = pattern.replace_all(&out, *to).into_owned();
+        }
+    }
+    out
+}
+
 /// The question with everyday names of readings and the clinical words of the lexicon in the
 /// records' words, and the words only the rewriting brought in (never names: "camila" for
 /// "birth control" is a drug, not a patient the care team listed).
@@ -578,7 +622,7 @@ fn record_words(question: &str) -> (String, BTreeSet<String>) {
 /// answers.
 fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Class>) {
     let mut classes: Vec<Class> = Vec::new();
-    let mut out = question.to_string();
+    let mut out = american_spelling(question);
     for (pattern, to) in EVERYDAY_NAMES.iter() {
         if pattern.is_match(&out) {
             out = pattern.replace_all(&out, *to).into_owned();
@@ -960,6 +1004,10 @@ pub struct QuestionAnalysis {
     /// Whether it asks what a visit or a stay was for ("why was he in the ER", "what brought
     /// her in", "what did she come in with"): the diagnoses and procedures of that day answer.
     pub asks_cause: bool,
+    /// Phrases that give a reason after another phrase ("was he on metformin for the
+    /// diabetes?": the diabetes): a yes/no question asks about the others, and a fact of the
+    /// reason alone answers "yes" to nothing.
+    pub reasons: Vec<Vec<String>>,
 }
 
 /// "Why was he in the ER", "what brought her in", "what did she come to the ED with", "what
@@ -969,7 +1017,60 @@ static ASKS_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
+/// Whether the text before a phrase ends in words that give a reason: "for (the/her/his)",
+/// "because of", "due to".
+fn gives_reason(before: &str) -> bool {
+    let words = crate::text::words(before);
+    let mut last = words.iter().rev().skip_while(|w| {
+        matches!(
+            w.as_str(),
+            "the" | "her" | "his" | "their" | "a" | "an" | "this" | "that" | "s"
+        )
+    });
+    matches!(
+        (
+            last.next().map(String::as_str),
+            last.next().map(String::as_str),
+        ),
+        (Some("for"), _) | (Some("of"), Some("because")) | (Some("to"), Some("due"))
+    )
+}
+
 impl QuestionAnalysis {
+    /// What a "yes" must stand on ([`QuestionAnalysis::yes_items`]): the question with only
+    /// the phrases it asks about, its reasons left out ("was he on metformin for the
+    /// diabetes?" asks about metformin). The question itself when every phrase is a reason.
+    pub fn yes_items(&self) -> QuestionAnalysis {
+        let mut items = self.clone();
+        let kept: Vec<Vec<String>> = self
+            .phrases
+            .iter()
+            .filter(|p| !self.reasons.contains(p))
+            .cloned()
+            .collect();
+        if kept.iter().flatten().any(|t| is_concept(t)) {
+            items.phrases = kept;
+        }
+        items
+    }
+
+    /// The kind of record a yes/no question names ("prescribed", "meds", "shots"), as the
+    /// first words of the facts of that kind: a "yes" needs a fact of it.
+    pub fn named_kind(&self) -> Option<&'static str> {
+        const KINDS: &[(&str, &str)] = &[
+            ("medication", "Medication is"),
+            ("immunization", "Immunization is"),
+            ("procedure", "Procedure is"),
+        ];
+        let mut named = KINDS
+            .iter()
+            .filter(|(term, _)| self.terms.iter().any(|t| t == term));
+        match (named.next(), named.next()) {
+            (Some((_, opening)), None) => Some(opening),
+            _ => None,
+        }
+    }
+
     /// Terms as the question wrote them, joined by spaces.
     pub fn as_written<'a>(&self, terms: impl Iterator<Item = &'a String>) -> String {
         terms
@@ -1451,6 +1552,13 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .map(|(i, _)| i)
         .collect();
     let lower = question.to_lowercase();
+    let reasons: Vec<Vec<String>> = phrase_starts
+        .iter()
+        .zip(&phrases)
+        .skip(1)
+        .filter(|(at, _)| gives_reason(&lower[..**at]))
+        .map(|(_, phrase)| phrase.clone())
+        .collect();
     // "Since when does she have asthma": the onset, the first record of it.
     if lower.contains("since when") {
         recency.get_or_insert(Recency::Earliest);
@@ -1524,6 +1632,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         written,
         classes,
         asks_cause: ASKS_CAUSE.is_match(&question),
+        reasons,
         asks_series: {
             const SERIES: &[&str] = &[
                 "all",
@@ -2197,15 +2306,29 @@ pub fn named_concepts(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> 
         .collect()
 }
 
+/// The concepts of [`named_concepts`] as the question wrote them; the members of a class the
+/// lexicon rewrote are said as the class ("opioid", not its ten ingredients).
+fn concept_names(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for phrase in named_concepts(analysis, known) {
+        let name = analysis
+            .classes
+            .iter()
+            .find(|class| class.members.contains(&phrase))
+            .map_or_else(|| analysis.as_written(phrase.iter()), |c| c.written.clone());
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 /// What a named patient's record does not hold, in the question's own words but only those the
 /// records use (`known`): "nothing about small cell carcinoma lung is on record for the patient".
 /// None when the question names no such concept. Say it only after a search of the whole record
 /// for [`named_concepts`] found none of them.
 pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> Option<String> {
-    let phrases: Vec<String> = named_concepts(analysis, known)
-        .iter()
-        .map(|phrase| analysis.as_written(phrase.iter()))
-        .collect();
+    let phrases = concept_names(analysis, known);
     (!phrases.is_empty()).then(|| {
         format!(
             "Nothing about {} is on record for the patient.",
@@ -2217,10 +2340,7 @@ pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> O
 /// The reply when a concept the question names is on the patient's record, but no fact of it
 /// answers the question as asked: never "nothing on record", which would be false.
 pub fn on_record_but_unanswered(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> String {
-    let phrases: Vec<String> = named_concepts(analysis, known)
-        .iter()
-        .map(|phrase| analysis.as_written(phrase.iter()))
-        .collect();
+    let phrases = concept_names(analysis, known);
     format!(
         "The record holds entries about {}, but the question could not be answered from them as \
          asked; ask for the latest value, the list, or a given year.",
@@ -2236,10 +2356,7 @@ pub fn on_record_in_part(
     known: &BTreeSet<String>,
     found: &[String],
 ) -> String {
-    let phrases: Vec<String> = named_concepts(analysis, known)
-        .iter()
-        .map(|phrase| analysis.as_written(phrase.iter()))
-        .collect();
+    let phrases = concept_names(analysis, known);
     format!(
         "No entry of the record was found that names {} as asked, but entries mention {}: the \
          record may word it otherwise, so this is not a finding of absence; ask with the \
@@ -2551,6 +2668,72 @@ mod tests {
         assert_eq!(a.months, vec![NaiveDate::from_ymd_opt(2015, 3, 1).unwrap()]);
         assert_eq!(a.terms, vec!["body", "weight"]);
         assert!(!a.broad);
+    }
+
+    #[test]
+    fn british_spellings_read_as_the_records_write_them() {
+        for (british, american) in [
+            (
+                "hypertriglyceridaemia: number of patients?",
+                "hypertriglyceridemia: number of patients?",
+            ),
+            ("Anaemia since when", "Anemia since when"),
+            ("ischaemic heart disease", "ischemic heart disease"),
+            ("haemoglobin and oedema", "hemoglobin and edema"),
+            ("diarrhoea, dyspnoea", "diarrhea, dyspnea"),
+            ("paediatric caesarean", "pediatric cesarean"),
+            ("ferrous sulphate", "ferrous sulfate"),
+            (
+                "immunisation, immunised, hospitalised",
+                "immunization, immunized, hospitalized",
+            ),
+            ("brain tumour", "brain tumor"),
+        ] {
+            assert_eq!(american_spelling(british), american);
+        }
+        // Words no British spelling rule touches stay as written, names included.
+        for same in [
+            "Joe Doe's exercise",
+            "Raemon",
+            "advise her",
+            "otherwise",
+            "hour",
+            "four",
+        ] {
+            assert_eq!(american_spelling(same), same);
+        }
+    }
+
+    #[test]
+    fn a_yes_stands_on_what_is_asked_not_on_the_reason_given() {
+        let line = |text: &str| line_terms(text);
+        let asked = analyze("was he on metformin for the diabetes?", &BTreeSet::new());
+        assert_eq!(asked.reasons, vec![vec!["diabete".to_string()]]);
+        let items = asked.yes_items();
+        assert!(!names_concept(
+            &items,
+            &line("Condition is Diabetes, Clinical status is active.")
+        ));
+        assert!(names_concept(
+            &items,
+            &line("Medication is Metformin 500 MG Oral Tablet, Status is active.")
+        ));
+        // The reason alone is what is asked when nothing comes before it.
+        let only = analyze(
+            "is she on anything for her blood pressure?",
+            &BTreeSet::new(),
+        );
+        assert!(only.reasons.is_empty());
+        assert!(names_concept(
+            &only.yes_items(),
+            &line("Condition is Hypertension; blood pressure.")
+        ));
+        let kind = analyze(
+            "has he ever been prescribed an opioid for the back?",
+            &BTreeSet::new(),
+        );
+        assert_eq!(kind.named_kind(), Some("Medication is"));
+        assert!(kind.reasons.iter().any(|r| r.contains(&"back".to_string())));
     }
 
     #[test]

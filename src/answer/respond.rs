@@ -1,7 +1,7 @@
 //! Answering from the synthetic document only: prompts for a model, and the deterministic
 //! template used without one (or when the model fails).
 
-use super::question::AnswerForm;
+use super::question::{AnswerForm, QuestionAnalysis};
 use super::review::Reviewed;
 use super::synthesis::SyntheticDocument;
 use crate::llm::{ChatMessage, ChatRequest};
@@ -163,6 +163,21 @@ fn blood_pressure_as_written(text: &str) -> String {
             .into_owned();
     }
     out
+}
+
+/// Whether a document holds what a yes/no question asks about: a fact naming one of the
+/// phrases it asks about (its reasons aside, [`QuestionAnalysis::yes_items`]), of the kind it
+/// names ("prescribed": a medication) when it names one. A question that names only a kind ("is
+/// she on any meds?") is answered by any fact of that kind.
+pub fn supports_yes(document: &SyntheticDocument, analysis: &QuestionAnalysis) -> bool {
+    let items = analysis.yes_items();
+    let kind = analysis.named_kind();
+    let asks_concept = super::question::asks_concept(&items);
+    document.lines.iter().any(|line| {
+        kind.is_none_or(|opening| line.contains(opening))
+            && (!asks_concept
+                || super::question::names_concept(&items, &super::question::line_terms(line)))
+    })
 }
 
 /// The first words of a template answer for the shape of answer the question asks: "Yes." for

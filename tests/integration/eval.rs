@@ -210,7 +210,7 @@ async fn evaluation_commands_write_the_thesis_tables() {
     let answers = &runs[0];
     assert_eq!(answers[0].1, "answered", "{answers:?}");
     // The cohort question is about every patient (the file's empty list is no list: with no
-    // patient at all it would read "fewer patients than the minimum").
+    // patient at all it would read "no group of at least the minimum").
     assert_eq!(answers[1].1, "answered", "{answers:?}");
     let audited: i64 =
         sqlx::query_scalar("SELECT count(*) FROM answer_audit WHERE requester_id = 'eval-natural'")
