@@ -299,7 +299,8 @@ def bp_match(text, s, d):
 
 def int_match(text, n):
     t = strip_dates(text)
-    for m in re.finditer(r"(?<![\w.])(\d+)(?![\w.]|\.\d)", t):
+    # A number before a full stop ends a sentence ("She was 85."); a decimal part does not.
+    for m in re.finditer(r"(?<![\w.])(\d+)(?!\w|\.\d)", t):
         if int(m.group(1)) == n:
             return True
     w = words(t)
