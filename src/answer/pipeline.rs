@@ -1009,6 +1009,7 @@ impl AnswerEngine {
             );
         } else {
             self.run_agents(query, &mut draft).await?;
+            self.read_otherwise(query, &mut draft).await?;
         }
         let status = draft.status.unwrap_or(AnswerStatus::NotFound);
         let answer = Answer {
@@ -1051,6 +1052,35 @@ impl AnswerEngine {
             self.audit(query, &sealed, &draft).await?;
         }
         Ok((sealed, trace))
+    }
+
+    /// A cohort question that offers its concept in two wordings ("a viral sore throat
+    /// (pharyngitis)", "physio / movement therapy") and found no group as first read is read in
+    /// each other wording ([`super::question::alternative_wordings`]) until one answers. Each
+    /// reading is a question the requester could ask; the one that answers goes through the
+    /// same k threshold and overlap control. Not for DP answers (each reading would spend) nor
+    /// for refusals (a question about a person stays refused).
+    async fn read_otherwise(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
+        if draft.policy != Some(Disclosure::Cohort)
+            || query.options.mode == Mode::Dp
+            || draft.dp_charged
+            || draft.status != Some(AnswerStatus::NotFound)
+        {
+            return Ok(());
+        }
+        for wording in super::question::alternative_wordings(&query.question) {
+            let other = Query {
+                question: wording,
+                ..query.clone()
+            };
+            let mut again = Draft::default();
+            self.run_agents(&other, &mut again).await?;
+            if again.status == Some(AnswerStatus::Answered) {
+                *draft = again;
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Whether this requester's query id was answered before for another request. A query is
@@ -1263,15 +1293,21 @@ impl AnswerEngine {
         // "How many … in 2019 / since 2018 / currently": the condition reading counts over all
         // time, so a count bound in time is taken by the concepts, dated, first.
         let timed = analysis.now || !analysis.months.is_empty() || analysis.since.is_some();
+        let (condition, synthetic, unknown) = cohort_subject(analysis, known);
+        // "How many patients were prescribed tramadol?": no condition to group by, a drug to
+        // count; the whole store's medication list would answer another question. (Allergies
+        // and vaccines are listed with their counts, which answer.)
+        let concept_only = condition.is_none()
+            && super::question::asks_concept(analysis)
+            && analysis.terms.iter().any(|t| t == "medication");
         if analysis.form == super::question::AnswerForm::Count
-            && timed
+            && (timed || concept_only)
             && self
                 .concept_count(requester, scope, analysis, population, known, draft)
                 .await?
         {
             return Ok(());
         }
-        let (condition, synthetic, unknown) = cohort_subject(analysis, known);
         let mut patients = if unknown {
             Vec::new()
         } else {
@@ -1444,11 +1480,13 @@ impl AnswerEngine {
         let patients: Vec<i64> = patients.into_iter().collect();
         let patients = super::population::filter(pool, &patients, population).await?;
         let who = population.describe("patients");
-        let described = grouped
-            .iter()
-            .map(|(written, _)| written.clone())
-            .collect::<Vec<_>>()
-            .join(" and ");
+        let mut described: Vec<String> = Vec::new();
+        for (written, _) in &grouped {
+            if !described.contains(written) {
+                described.push(written.clone());
+            }
+        }
+        let described = described.join(" and ");
         let mut when = String::new();
         if let (Some(first), Some(last)) = (analysis.months.first(), analysis.months.last()) {
             when = if first == last {

@@ -501,6 +501,9 @@ static EVERYDAY_NAMES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\s*\bas\s+well\b", ""),
         // "The most up-to-date weight": the latest.
         (r"(?i)\b(?:most\s+)?up[\s-]+to[\s-]+date\b", "latest"),
+        // "Given X at some point", "a course of physio": nothing asked of the record.
+        (r"(?i)\s*\bat\s+(?:some|any)\s+(?:point|time)\b", ""),
+        (r"(?i)\b(?:an?\s+)?courses?\s+of\s+", ""),
     ]
     .into_iter()
     .map(|(p, to)| (Regex::new(p).expect("valid regex"), to))
@@ -568,6 +571,69 @@ fn written_as_a_name(text: &str, start: usize, phrase: &str) -> bool {
     );
     let sentence_start = previous.is_empty() || previous.ends_with(['.', '?', '!', ':']);
     title || (!sentence_start && capitalized(previous)) || capitalized(next)
+}
+
+/// Other readings of a question that offers its concept in two wordings: "a viral sore throat
+/// (pharyngitis)" is also "a pharyngitis" and "a viral sore throat"; "physio / movement therapy"
+/// is also "movement therapy" and "physio". The first such offer only, its readings in that
+/// order; none when there is no offer. A unit ("mg/dL") or a date ("3/2019") offers nothing.
+pub fn alternative_wordings(question: &str) -> Vec<String> {
+    static NON_SPACE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\S+").expect("valid regex"));
+    static SLASH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(\p{L}[\p{L}-]{2,})\s*/\s*(\p{L}[\p{L}-]{2,})").expect("valid regex")
+    });
+    let is_stop = |w: &str| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        w.is_empty() || STOPWORDS.contains(&w.as_str()) || REQUEST_WORDS.contains(&w.as_str())
+    };
+    let mut out: Vec<String> = Vec::new();
+    if let (Some(open), Some(close)) = (question.find('('), question.find(')')) {
+        let inner = question[open + 1..close].trim();
+        if open < close && inner.chars().any(char::is_alphabetic) && inner.len() <= 60 {
+            let before = question[..open].trim_end();
+            let after = &question[close + 1..];
+            // The words the parenthesis renames: back to a stopword or a punctuation mark.
+            let mut start = before.len();
+            for word in NON_SPACE
+                .find_iter(before)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+            {
+                let text = word.as_str();
+                if is_stop(text) || text.ends_with([',', ':', ';', '-', '?', '.']) {
+                    break;
+                }
+                start = word.start();
+            }
+            if start < before.len() {
+                out.push(format!("{}{inner}{after}", &question[..start]));
+            }
+            out.push(format!("{before}{after}"));
+        }
+    } else if let Some(m) = SLASH.captures(question) {
+        let whole = m.get(0).expect("the match");
+        let (left, right) = (&m[1], &m[2]);
+        if !UNIT_WORDS.contains(&left.to_lowercase().as_str())
+            && !UNIT_WORDS.contains(&right.to_lowercase().as_str())
+        {
+            out.push(format!(
+                "{}{right}{}",
+                &question[..whole.start()],
+                &question[whole.end()..]
+            ));
+            out.push(format!(
+                "{}{left}{}",
+                &question[..whole.start()],
+                &question[whole.end()..]
+            ));
+        }
+    }
+    out.retain(|q| q != question);
+    out.dedup();
+    out
 }
 
 /// British spellings of clinical words in the American spelling the records use (SNOMED CT and
@@ -2668,6 +2734,38 @@ mod tests {
         assert_eq!(a.months, vec![NaiveDate::from_ymd_opt(2015, 3, 1).unwrap()]);
         assert_eq!(a.terms, vec!["body", "weight"]);
         assert!(!a.broad);
+    }
+
+    #[test]
+    fn a_concept_offered_in_two_wordings_is_read_in_each() {
+        assert_eq!(
+            alternative_wordings("how many pts have had a viral sore throat (pharyngitis)?"),
+            [
+                "how many pts have had a pharyngitis?",
+                "how many pts have had a viral sore throat?"
+            ]
+        );
+        assert_eq!(
+            alternative_wordings("How many patients had a course of physio / movement therapy?"),
+            [
+                "How many patients had a course of movement therapy?",
+                "How many patients had a course of physio therapy?"
+            ]
+        );
+        assert_eq!(
+            alternative_wordings("how many pts have been given demerol (meperdine) at some point"),
+            [
+                "how many pts have been given meperdine at some point",
+                "how many pts have been given demerol at some point"
+            ]
+        );
+        for none in [
+            "How many patients have asthma?",
+            "glucose in mg/dL?",
+            "seen on 3/2019",
+        ] {
+            assert!(alternative_wordings(none).is_empty(), "{none}");
+        }
     }
 
     #[test]
