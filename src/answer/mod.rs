@@ -4,7 +4,8 @@
 //! - [`cohort`]: cohort answers (counts and medians over at least k patients).
 //! - [`population`]: who a cohort counts (living or dead, sex, age and birth or death years).
 //! - [`contract`]: the query and answer messages.
-//! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms).
+//! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms);
+//!   its word lists are data apart (`words.rs`).
 //! - [`search`]: the Search agent (scope, name resolution, condition search, hybrid retrieval).
 //! - [`synthesis`]: the Synthesis agent (generalized candidate facts, selection, ranges, query).
 //! - [`review`]: the Review agent (rules, bounded corrections, refusal).
@@ -24,4 +25,5 @@ pub mod review;
 pub mod search;
 pub mod synthesis;
 pub mod trend;
+mod words;
 pub mod worker;

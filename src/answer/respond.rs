@@ -353,8 +353,12 @@ pub fn words_are_grounded(reply: &str, document: &SyntheticDocument, query: &str
         PHRASING_WORDS
             .iter()
             .chain(super::question::STOPWORDS)
-            .chain(super::question::MONTH_NAMES)
             .map(|w| stem(w)),
+    );
+    known.extend(
+        crate::text::dates::MONTHS
+            .iter()
+            .map(|m| stem(&m.to_lowercase())),
     );
     words(reply).iter().all(|w| known.contains(w))
 }

@@ -58,6 +58,11 @@ pub const MONTHS: [&str; 12] = [
     "December",
 ];
 
+/// Whether a word is a month's name, in any case ("march", "March").
+pub fn is_month_name(word: &str) -> bool {
+    MONTHS.iter().any(|m| m.eq_ignore_ascii_case(word))
+}
+
 /// "March 2015": a date without its day.
 pub fn month_year(date: NaiveDate) -> String {
     format!("{} {}", MONTHS[date.month0() as usize], date.year())
