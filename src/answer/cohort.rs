@@ -10,10 +10,10 @@ use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 use sqlx::{PgPool, Row};
 
+use super::document::SyntheticDocument;
 use super::population::Population;
-use super::question::QuestionAnalysis;
+use super::question::{Extreme, QuestionAnalysis};
 use super::search::{self, Scope};
-use super::synthesis::SyntheticDocument;
 use crate::dp::{aggregate, Noise};
 use crate::privacy::generalize::{format_value, generalize_text, Reading};
 use crate::store::StoreError;
@@ -607,15 +607,6 @@ fn readings(
         ));
     }
     lines
-}
-
-/// Which end of a reading a question asks for across patients.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Extreme {
-    /// "Which patient has the highest BMI?"
-    Highest,
-    /// "… the lowest heart rate?"
-    Lowest,
 }
 
 /// Among the latest reading of each patient, the highest (lowest) of the observation code the

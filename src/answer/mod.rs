@@ -3,7 +3,8 @@
 //! - [`policy`]: who may learn what about whom (care teams, cohort roles).
 //! - [`cohort`]: cohort answers (counts and medians over at least k patients).
 //! - [`population`]: who a cohort counts (living or dead, sex, age and birth or death years).
-//! - [`contract`]: the query and answer messages.
+//! - [`contract`]: the query and answer messages; [`config`]: the answer path's settings.
+//! - [`document`]: the synthetic document every agent passes on.
 //! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms);
 //!   its word lists are data apart (`words.rs`).
 //! - [`search`]: the Search agent (scope, name resolution, condition search, hybrid retrieval).
@@ -15,7 +16,9 @@
 //! - [`worker`]: the Kafka worker, the answer publisher and `ask`.
 
 pub mod cohort;
+pub mod config;
 pub mod contract;
+pub mod document;
 pub mod pipeline;
 pub mod policy;
 pub mod population;

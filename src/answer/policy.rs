@@ -12,8 +12,8 @@
 //! with the same status, text and synthetic query whether or not that person is a patient
 //! here: nothing in the answer depends on the vault outside the requester's scope.
 
+use super::config::AnswerConfig;
 use super::contract::{AnswerStatus, Requester};
-use super::pipeline::AnswerConfig;
 
 /// The two ways of disclosing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

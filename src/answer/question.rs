@@ -1115,15 +1115,15 @@ static AGE_AT_EVENT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Whether a question asks for the highest or the lowest of a reading ("which patient has the
 /// highest BMI", "the heaviest", "lowest heart rate among my patients").
-pub fn extreme(question: &str) -> Option<super::cohort::Extreme> {
+pub fn extreme(question: &str) -> Option<Extreme> {
     let words = crate::text::words(&record_words(question).0);
     let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
     match (
         has(&["highest", "maximum", "largest", "biggest", "greatest"]),
         has(&["lowest", "minimum", "smallest"]),
     ) {
-        (true, false) => Some(super::cohort::Extreme::Highest),
-        (false, true) => Some(super::cohort::Extreme::Lowest),
+        (true, false) => Some(Extreme::Highest),
+        (false, true) => Some(Extreme::Lowest),
         _ => None,
     }
 }
@@ -1601,6 +1601,15 @@ pub fn tsquery_or(terms: &[String]) -> String {
         .filter(|t| t.len() >= 2)
         .collect::<Vec<_>>()
         .join(" | ")
+}
+
+/// Which end of a reading a question asks for across patients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extreme {
+    /// "Which patient has the highest BMI?"
+    Highest,
+    /// "… the lowest heart rate?"
+    Lowest,
 }
 
 #[cfg(test)]

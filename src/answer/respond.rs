@@ -1,9 +1,9 @@
 //! Answering from the synthetic document only: prompts for a model, and the deterministic
 //! template used without one (or when the model fails).
 
+use super::document::SyntheticDocument;
 use super::question::{AnswerForm, QuestionAnalysis};
 use super::review::Reviewed;
-use super::synthesis::SyntheticDocument;
 use crate::llm::{ChatMessage, ChatRequest};
 
 /// What a model says when the document does not answer the question.

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::synthesis::SyntheticDocument;
+use super::document::SyntheticDocument;
 use crate::privacy::generalize::generalize_text;
 use crate::privacy::guard::{Scanner, REDACTED};
 use crate::text::dates;

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 
+use super::document::SyntheticDocument;
 use super::question::{
     asks_concept, holds_phrases, is_surgical, line_terms, names_concept, QuestionAnalysis, Recency,
 };
@@ -325,22 +326,6 @@ pub fn parse_choice(reply: &str, shortlist: &[usize]) -> Vec<usize> {
         }
     }
     chosen.into_iter().collect()
-}
-
-/// A synthetic document: de-identified, generalized lines.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SyntheticDocument {
-    /// Lines, each "Pseudonym, period: sentence".
-    pub lines: Vec<String>,
-    /// Documents the lines came from.
-    pub document_ids: Vec<i64>,
-}
-
-impl SyntheticDocument {
-    /// The document as one text.
-    pub fn text(&self) -> String {
-        self.lines.join("\n")
-    }
 }
 
 /// Builds the synthetic document from the chosen candidates, folding readings that share a

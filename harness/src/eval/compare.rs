@@ -14,10 +14,11 @@ use serde::Serialize;
 
 use super::metrics::{bleu, mean, rouge_l, rouge_n};
 use fhir_rag::answer::contract::{Query, QueryOptions, Requester};
+use fhir_rag::answer::document::SyntheticDocument;
 use fhir_rag::answer::pipeline::{find_documents, AnswerEngine, AnswerError, SearchPlan};
 use fhir_rag::answer::respond::template_sentences;
 use fhir_rag::answer::search::{RetrievedDocument, Scope};
-use fhir_rag::answer::synthesis::{select_by_rules, Candidate, SyntheticDocument};
+use fhir_rag::answer::synthesis::{select_by_rules, Candidate};
 use fhir_rag::embed::batcher::EmbeddingService;
 use fhir_rag::embed::cosine;
 use fhir_rag::llm::{Backend, ChatMessage, ChatRequest};
