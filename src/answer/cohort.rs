@@ -285,6 +285,8 @@ pub(crate) struct ConceptFilter<'a> {
     pub months: &'a [NaiveDate],
     /// The first day the fact may be dated (none: any).
     pub since: Option<NaiveDate>,
+    /// The first day the fact may no longer be dated (none: any).
+    pub before: Option<NaiveDate>,
     /// Only facts whose status says active (a medication, a condition).
     pub active: bool,
 }
@@ -333,12 +335,13 @@ async fn concept_facts(
                 OR fact_words_unindexed(f.sentences))
            AND f.sentences ~* ALL ($2)
            AND (NOT $5 OR f.sentences ~* '(^|\. )(clinical )?status is active')
-           AND (cardinality($3::date[]) = 0 AND $4::date IS NULL
+           AND (cardinality($3::date[]) = 0 AND $4::date IS NULL AND $8::date IS NULL
                 OR EXISTS (SELECT 1 FROM (SELECT coalesce(f.day, CASE WHEN f.event_date ~ '^\d{4}-\d{2}-\d{2}'
                                                THEN substr(f.event_date, 1, 10)::date END) AS d) w
                            WHERE w.d IS NOT NULL
                              AND (cardinality($3::date[]) = 0 OR date_trunc('month', w.d)::date = ANY($3))
-                             AND ($4::date IS NULL OR w.d >= $4)))
+                             AND ($4::date IS NULL OR w.d >= $4)
+                             AND ($8::date IS NULL OR w.d < $8)))
          GROUP BY f.patient_key ORDER BY 1"#,
     )
     .bind(patients)
@@ -348,6 +351,7 @@ async fn concept_facts(
     .bind(filter.active)
     .bind(filter.kinds)
     .bind(&words)
+    .bind(filter.before)
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;

@@ -1185,7 +1185,10 @@ impl AnswerEngine {
         let pool = self.store.pool();
         // "How many … in 2019 / since 2018 / currently": the condition reading counts over all
         // time, so a count bound in time is taken by the concepts, dated, first.
-        let timed = analysis.now || !analysis.months.is_empty() || analysis.since.is_some();
+        let timed = analysis.now
+            || !analysis.months.is_empty()
+            || analysis.since.is_some()
+            || analysis.before.is_some();
         let (condition, synthetic, unknown) = cohort_subject(analysis, known);
         // "How many patients were prescribed tramadol?": no condition to group by, a drug to
         // count; the whole store's medication list would answer another question. (Allergies
@@ -1354,6 +1357,7 @@ impl AnswerEngine {
                     kinds,
                     months: &analysis.months,
                     since: analysis.since,
+                    before: analysis.before,
                     active: analysis.now,
                 };
                 group.extend(super::cohort::concept_patients(pool, scope, &filter).await?);
@@ -1394,6 +1398,9 @@ impl AnswerEngine {
         }
         if let Some(since) = analysis.since {
             when.push_str(&format!(" since {}", since.format("%Y")));
+        }
+        if let Some(before) = analysis.before {
+            when.push_str(&format!(" before {}", before.format("%Y")));
         }
         let synthetic = format!("How many {who} have a record of {described}{when}?");
         if patients.len() < k {
@@ -1816,6 +1823,7 @@ impl AnswerEngine {
                         kinds,
                         months: &analysis.months,
                         since: analysis.since,
+                        before: analysis.before,
                         active: false,
                     };
                     let events =

@@ -443,6 +443,9 @@ pub struct QuestionAnalysis {
     pub alternatives: bool,
     /// The first day of the period it asks about from then on ("since 2018", "2010 or later").
     pub since: Option<NaiveDate>,
+    /// The first day after the period it asks about ("before 2015": 2015-01-01; "until 2014":
+    /// 2015-01-01).
+    pub before: Option<NaiveDate>,
     /// Whether it asks about now ("still on", "currently"): a stopped medication or a resolved
     /// condition then answers "no".
     pub now: bool,
@@ -964,6 +967,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         form,
         now,
         since: crate::text::dates::since(&question),
+        before: crate::text::dates::before(&question),
         titled_sex: titled_sex(&question),
         speaks_of_the_patient,
         alternatives: {

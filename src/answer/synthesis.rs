@@ -211,6 +211,7 @@ pub fn select_by_rules(
         chosen = keep_one_end(candidates, &chosen, recency);
     } else if analysis.months.is_empty()
         && analysis.since.is_none()
+        && analysis.before.is_none()
         && !analysis.asks_series
         && analysis.form == super::question::AnswerForm::Facts
     {

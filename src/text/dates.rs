@@ -268,6 +268,24 @@ pub fn since(text: &str) -> Option<NaiveDate> {
     ymd(year + i32::from(after), 1, 1)
 }
 
+/// The first day a question's period excludes at its end: "before 2015" and "prior to 2015" are
+/// 2015-01-01, "until 2014", "up to 2014" and "2014 or earlier" 2015-01-01 too.
+pub fn before(text: &str) -> Option<NaiveDate> {
+    static BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(before|prior\s+to|until|till|up\s+to|through)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+or\s+(?:earlier|before)\b",
+        )
+        .expect("valid before regex")
+    });
+    let c = BEFORE.captures(text)?;
+    let year: i32 = c.get(2).or(c.get(3))?.as_str().parse().ok()?;
+    let excludes = c.get(1).is_some_and(|w| {
+        let w = w.as_str().to_ascii_lowercase();
+        w == "before" || w.starts_with("prior")
+    });
+    ymd(if excludes { year } else { year + 1 }, 1, 1)
+}
+
 /// "early 2017" (January to April), "mid 2017" (May to August), "late 2017" (September to
 /// December), "in 2017" or "during 2017" (the whole year): the months of each period, as their
 /// first days. Kept apart from [`find`]: these are not dates to generalize, only ranges a
@@ -333,6 +351,20 @@ mod tests {
         // "after" elsewhere in the question does not shift the year.
         assert_eq!(since("since 2018, after her surgery"), first(2018));
         assert_eq!(since("weight in 2019"), None);
+    }
+
+    #[test]
+    fn before_reads_the_first_year_a_question_leaves_out() {
+        let first = |y| NaiveDate::from_ymd_opt(y, 1, 1);
+        assert_eq!(
+            before("how many pts had a fracture before 2015?"),
+            first(2015)
+        );
+        assert_eq!(before("prior to 2015"), first(2015));
+        assert_eq!(before("visits until 2014"), first(2015));
+        assert_eq!(before("2014 or earlier"), first(2015));
+        assert_eq!(before("before she died"), None);
+        assert_eq!(before("weight in 2019"), None);
     }
 
     #[test]
