@@ -544,16 +544,11 @@ impl QuestionAnalysis {
     /// The kind of record a yes/no question names ("prescribed", "meds", "shots"), as the
     /// first words of the facts of that kind: a "yes" needs a fact of it.
     pub fn named_kind(&self) -> Option<&'static str> {
-        const KINDS: &[(&str, &str)] = &[
-            ("medication", "Medication is"),
-            ("immunization", "Immunization is"),
-            ("procedure", "Procedure is"),
-        ];
-        let mut named = KINDS
+        let mut named = RECORD_KINDS
             .iter()
-            .filter(|(term, _)| self.terms.iter().any(|t| t == term));
+            .filter(|kind| kind.opening.is_some() && self.terms.iter().any(|t| t == kind.term));
         match (named.next(), named.next()) {
-            (Some((_, opening)), None) => Some(opening),
+            (Some(kind), None) => kind.opening,
             _ => None,
         }
     }
@@ -1451,12 +1446,6 @@ pub fn is_concept(term: &str) -> bool {
 /// she allergic to?"): its name in a reply and its resource type. None when it names a concept
 /// or several kinds.
 pub fn asked_kind_only(analysis: &QuestionAnalysis) -> Option<(&'static str, &'static str)> {
-    const KINDS: &[(&str, &str, &str)] = &[
-        ("medication", "medication", "MedicationRequest"),
-        ("allergy", "allergy", "AllergyIntolerance"),
-        ("immunization", "immunization", "Immunization"),
-        ("procedure", "procedure", "Procedure"),
-    ];
     if asks_concept(analysis) || analysis.broad {
         return None;
     }
@@ -1470,14 +1459,47 @@ pub fn asked_kind_only(analysis: &QuestionAnalysis) -> Option<(&'static str, &'s
             ("medication", "MedicationRequest")
         });
     }
-    let mut asked = KINDS
+    let mut asked = RECORD_KINDS
         .iter()
-        .filter(|(term, _, _)| analysis.terms.iter().any(|t| t == term));
+        .filter(|kind| analysis.terms.iter().any(|t| t == kind.term));
     match (asked.next(), asked.next()) {
-        (Some((_, kind, resource_type)), None) => Some((kind, resource_type)),
+        (Some(kind), None) => Some((kind.term, kind.resource_type)),
         _ => None,
     }
 }
+
+/// A kind of fact a question may name by its term alone ("meds", "allergies", "shots").
+struct RecordKind {
+    /// The canonical term (also its name in replies).
+    term: &'static str,
+    /// Its resource type.
+    resource_type: &'static str,
+    /// How its facts' sentences begin, where that is fixed (allergies name their category).
+    opening: Option<&'static str>,
+}
+
+const RECORD_KINDS: &[RecordKind] = &[
+    RecordKind {
+        term: "medication",
+        resource_type: "MedicationRequest",
+        opening: Some("Medication is"),
+    },
+    RecordKind {
+        term: "allergy",
+        resource_type: "AllergyIntolerance",
+        opening: None,
+    },
+    RecordKind {
+        term: "immunization",
+        resource_type: "Immunization",
+        opening: Some("Immunization is"),
+    },
+    RecordKind {
+        term: "procedure",
+        resource_type: "Procedure",
+        opening: Some("Procedure is"),
+    },
+];
 
 /// Whether the question names a concept of the record at all ("diagnosed with dyspnea",
 /// "body temperature"), rather than only a kind of fact ("which allergies").

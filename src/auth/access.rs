@@ -100,12 +100,7 @@ fn own_reference(user: &str, base: Option<&str>) -> Option<String> {
         (None, None) | (Some("_history"), Some(_)) => {}
         _ => return None,
     }
-    let valid = !id.is_empty()
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
-    valid.then(|| format!("{kind}/{id}"))
+    crate::ingest::flatten::is_fhir_id(id).then(|| format!("{kind}/{id}"))
 }
 
 /// Why a verified token may not ask.
@@ -224,11 +219,7 @@ pub fn principal(
         if let Some(patient) = claims.patient.as_deref().map(str::trim) {
             let id = crate::ingest::flatten::patient_id_from_reference(patient)
                 .unwrap_or_else(|| patient.to_string());
-            let valid = !id.is_empty()
-                && id.len() <= 64
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+            let valid = crate::ingest::flatten::is_fhir_id(&id);
             // The user, when named, is that patient (or someone acting for them).
             let same_person = match user.as_deref() {
                 None => true,

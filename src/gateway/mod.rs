@@ -550,12 +550,7 @@ async fn ask(
             )));
         }
         let patient = glass.patient.trim();
-        let valid = !patient.is_empty()
-            && patient.len() <= 64
-            && patient
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
-        if !valid {
+        if !crate::ingest::flatten::is_fhir_id(patient) {
             return Err(ApiError::BadRequest(
                 "break_glass.patient must be a FHIR Patient id".into(),
             ));

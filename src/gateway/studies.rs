@@ -92,14 +92,6 @@ pub fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
 }
 
-/// Whether `id` may be a FHIR resource id (R4: `[A-Za-z0-9\-\.]{1,64}`).
-pub fn valid_fhir_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
-}
-
 /// The member ids of a patients file: every line an id, `#` comments and blanks skipped;
 /// duplicates folded. Fails on the first line that is not an id, naming its number.
 pub fn read_members(text: &str) -> Result<BTreeSet<String>, StudyError> {
@@ -110,7 +102,7 @@ pub fn read_members(text: &str) -> Result<BTreeSet<String>, StudyError> {
             continue;
         }
         let id = line.strip_prefix("Patient/").unwrap_or(line);
-        if !valid_fhir_id(id) {
+        if !crate::ingest::flatten::is_fhir_id(id) {
             return Err(StudyError::Invalid(format!(
                 "line {}: not a FHIR Patient id",
                 n + 1
@@ -254,32 +246,27 @@ pub async fn run(pool: &PgPool, action: &StudyAction) -> Result<serde_json::Valu
 /// The members of an open study that `principal` (a token's exact subject) is granted, as
 /// queries name patients (`source|id` outside the default source); `None` when the study is
 /// unknown, closed or not granted to it (one answer for the three, so that a requester cannot
-/// learn which studies exist).
+/// learn which studies exist). One query: a registered study has at least one member, so no
+/// rows means no grant.
 pub async fn granted_members(
     pool: &PgPool,
     study: &str,
     principal: &str,
 ) -> Result<Option<Vec<String>>, sqlx::Error> {
-    let granted: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM studies s JOIN study_grants g ON g.study = s.name
-                        WHERE s.name = $1 AND g.principal = $2 AND s.closed_at IS NULL)",
+    let members: Vec<String> = sqlx::query_scalar(
+        "SELECT CASE WHEN m.source = '' THEN m.fhir_id ELSE m.source || '|' || m.fhir_id END
+         FROM studies s
+         JOIN study_grants g ON g.study = s.name AND g.principal = $2
+         JOIN study_members m ON m.study = s.name
+         WHERE s.name = $1 AND s.closed_at IS NULL
+         ORDER BY m.source, m.fhir_id LIMIT $3",
     )
     .bind(study)
     .bind(principal)
-    .fetch_one(pool)
-    .await?;
-    if !granted {
-        return Ok(None);
-    }
-    let members = sqlx::query_scalar(
-        "SELECT CASE WHEN source = '' THEN fhir_id ELSE source || '|' || fhir_id END
-         FROM study_members WHERE study = $1 ORDER BY source, fhir_id LIMIT $2",
-    )
-    .bind(study)
     .bind(MAX_REQUESTER_PATIENTS as i64)
     .fetch_all(pool)
     .await?;
-    Ok(Some(members))
+    Ok((!members.is_empty()).then_some(members))
 }
 
 #[cfg(test)]

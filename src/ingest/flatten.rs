@@ -631,6 +631,15 @@ fn patient_id(patient: &Patient, full_url: Option<&str>) -> Option<String> {
         .map(storable_id)
 }
 
+/// Whether `id` may be a FHIR resource id (R4: `[A-Za-z0-9\-\.]{1,64}`): what the gateway,
+/// the token reader, the treatment relationships and the study registry accept as one.
+pub fn is_fhir_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+}
+
 /// `urn:uuid:X` → X; `Patient/X`, `https://host/fhir/Patient/X/_history/2` → X.
 pub fn patient_id_from_reference(reference: &str) -> Option<String> {
     if let Some(uuid) = reference.strip_prefix("urn:uuid:") {

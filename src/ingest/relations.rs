@@ -67,12 +67,7 @@ pub fn practitioner_key(reference: &str, bundle: &HashMap<String, String>) -> Op
         };
         if let Some(start) = start {
             let id = reference[start + path.len()..].split('/').next()?;
-            let valid = !id.is_empty()
-                && id.len() <= 64
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
-            return valid.then(|| format!("{kind}/{id}"));
+            return super::flatten::is_fhir_id(id).then(|| format!("{kind}/{id}"));
         }
     }
     None
