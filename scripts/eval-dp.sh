@@ -20,9 +20,14 @@ eval "$(scripts/services.sh env)"
 FHIR_RAG_MODEL_DIR=$(scripts/fetch-model.sh)
 export FHIR_RAG_MODEL_DIR
 gguf=$(scripts/fetch-llm.sh)
-cargo build --quiet
-bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
-harness=target/debug/fhir-rag-harness # the evaluations (harness/)
+# FHIR_RAG_BIN_DIR=dir: binaries copied there (a long run then does not hold target/ still).
+if [ -n "${FHIR_RAG_BIN_DIR:-}" ]; then
+    bin=$FHIR_RAG_BIN_DIR/fhir-rag harness=$FHIR_RAG_BIN_DIR/fhir-rag-harness
+else
+    cargo build --quiet
+    bin=target/debug/fhir-rag # dev profile: dependencies are built with optimisations (Cargo.toml)
+    harness=target/debug/fhir-rag-harness # the evaluations (harness/)
+fi
 
 base_url=$FHIR_RAG_DATABASE_URL
 run=${FHIR_RAG_EVAL_DB:-dp_$(date +%Y%m%d%H%M%S)}

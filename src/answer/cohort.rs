@@ -498,10 +498,47 @@ fn counts(
     out
 }
 
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let position = q * (sorted.len() - 1) as f64;
-    let (low, high) = (position.floor() as usize, position.ceil() as usize);
-    sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)
+/// Fewest patients behind a quantile (median, middle half) of a cohort answer: four times the
+/// minimum group, and never under 20. An order statistic of a handful of patients is one of
+/// them's own value (at 5 patients the median *is* the third patient's reading).
+pub fn quantile_min_patients(k: usize) -> usize {
+    (4 * k).max(20)
+}
+
+/// Half the width, in ranks as a share of the group, of the window a released quantile
+/// averages over.
+const QUANTILE_WINDOW: f64 = 0.1;
+
+/// The `q`-quantile of `sorted` as a cohort answer releases it: the mean of the values ranked
+/// within ±10 % of the group around it (at least 5 values from 20 patients), to two
+/// significant figures: a rounded mean of several patients' values, not an order statistic
+/// (how far it moves from the exact quantile is measured in `docs/results/quantiles.json`).
+fn released_quantile(sorted: &[f64], q: f64) -> f64 {
+    let last = (sorted.len() - 1) as f64;
+    let low = ((q - QUANTILE_WINDOW).max(0.0) * last).floor() as usize;
+    let high = ((q + QUANTILE_WINDOW).min(1.0) * last).ceil() as usize;
+    let window = &sorted[low..=high.min(sorted.len() - 1)];
+    two_significant(window.iter().sum::<f64>() / window.len() as f64)
+}
+
+/// `x` to two significant figures (118 → 120, 74.4 → 74, 5.67 → 5.7).
+fn two_significant(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(1 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+/// "median about 74 (middle half about 72 to 76)" over `sorted` (at least
+/// [`quantile_min_patients`] values).
+fn quantile_summary(sorted: &[f64]) -> String {
+    format!(
+        "median about {} (middle half about {} to {})",
+        format_value(released_quantile(sorted, 0.5)),
+        format_value(released_quantile(sorted, 0.25)),
+        format_value(released_quantile(sorted, 0.75))
+    )
 }
 
 /// The latest reading of one code per patient.
@@ -583,6 +620,15 @@ fn readings(
         if same.len() < k {
             continue;
         }
+        if same.len() < quantile_min_patients(k) {
+            lines.push(format!(
+                "{code}: {} patients have a latest value; a median needs at least {}, so none \
+                 is given.",
+                same.len(),
+                quantile_min_patients(k)
+            ));
+            continue;
+        }
         let slots = same[0].values.len();
         let summaries: Vec<String> = (0..slots)
             .map(|slot| {
@@ -591,12 +637,10 @@ fn readings(
                     .filter_map(|r| r.values.get(slot).copied())
                     .collect();
                 values.sort_by(f64::total_cmp);
-                format!(
-                    "median {} (middle half {} to {})",
-                    format_value(quantile(&values, 0.5)),
-                    format_value(quantile(&values, 0.25)),
-                    format_value(quantile(&values, 0.75))
-                )
+                if values.len() < quantile_min_patients(k) {
+                    return "too few values for a median".to_string();
+                }
+                quantile_summary(&values)
             })
             .collect();
         let rendered = Reading {
@@ -770,19 +814,22 @@ pub async fn aggregate(
                 .filter_map(|p| p.age.map(f64::from))
                 .collect();
             ages.sort_by(f64::total_cmp);
-            if ages.len() >= k {
+            if ages.len() >= quantile_min_patients(k) {
                 let at = if population.vital == Some(super::population::Vital::Deceased) {
                     "at death"
                 } else {
                     "now, or at death for the deceased"
                 };
                 lines.push(format!(
-                    "Age in years ({at}; the oldest ages top-coded), over {} patients: median {} \
-                     (middle half {} to {}).",
+                    "Age in years ({at}; the oldest ages top-coded), over {} patients: {}.",
                     ages.len(),
-                    format_value(quantile(&ages, 0.5)),
-                    format_value(quantile(&ages, 0.25)),
-                    format_value(quantile(&ages, 0.75))
+                    quantile_summary(&ages)
+                ));
+            } else if ages.len() >= k {
+                lines.push(format!(
+                    "Age: {} patients; a median needs at least {}, so none is given.",
+                    ages.len(),
+                    quantile_min_patients(k)
                 ));
             }
             return Ok(Some(SyntheticDocument {
@@ -893,6 +940,19 @@ fn holdings(
     held
 }
 
+/// "5th", "38th", "62nd", "100th": a percentile, rounded.
+fn ordinal(percentile: f64) -> String {
+    let n = percentile.round() as u64;
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// The cohort document of a DP answer: every figure noisy (see [`crate::dp`]), `None` when the
 /// noisy cohort size is below the minimum. ρ is divided: a fifth for the cohort's size, the rest
 /// for the histograms (or, for readings, a fifth for the histogram of codes and the rest for
@@ -911,10 +971,16 @@ pub async fn dp_aggregate(
     if size < settings.min_patients as f64 {
         return Ok(None);
     }
+    let margin = aggregate::margin(crate::dp::gaussian_sigma(1.0, 0.2 * rho));
+    let interval = format!(
+        "95 % interval {} to {}",
+        (size - margin).round().max(0.0),
+        (size + margin).round()
+    );
     let size = size.round() as u64;
     let described = match condition {
-        Some(c) => format!("about {size} patients with {c}"),
-        None => format!("about {size} patients"),
+        Some(c) => format!("about {size} patients with {c} ({interval})"),
+        None => format!("about {size} patients ({interval})"),
     };
     let mut lines = vec![format!("Cohort: {described}.")];
     let topic = Topic::of(analysis);
@@ -962,8 +1028,10 @@ pub async fn dp_aggregate(
             })
             .unwrap_or_default();
         let slots = same.first().map(|r| r.values.len()).unwrap_or(0).max(1);
-        // ρ = ε₀²/2 per median (an ε₀-DP mechanism is ε₀²/2-zCDP).
-        let epsilon_each = (2.0 * 0.6 * rho / slots as f64).sqrt();
+        let epsilon_each = aggregate::exponential_epsilon(0.6 * rho / slots as f64);
+        // How far the drawn median may sit from the true one, as percentiles of the noisy
+        // count (public figures only).
+        let spread = 50.0 * aggregate::rank_error(epsilon_each, 0.05) / best.count.max(1) as f64;
         let medians: Vec<String> = (0..slots)
             .map(|slot| {
                 let values: Vec<f64> = same
@@ -972,7 +1040,14 @@ pub async fn dp_aggregate(
                     .map(|v| v.max(0.0))
                     .collect();
                 aggregate::quantile(&values, 0.5, epsilon_each, noise)
-                    .map(|m| format!("median about {}", format_value(m)))
+                    .map(|m| {
+                        format!(
+                            "median about {} (95 %: between the {} and {} percentiles)",
+                            format_value(m),
+                            ordinal((50.0 - spread).max(0.0)),
+                            ordinal((50.0 + spread).min(100.0))
+                        )
+                    })
                     .unwrap_or_else(|| "no value".into())
             })
             .collect();
@@ -982,8 +1057,9 @@ pub async fn dp_aggregate(
         }
         .render(&medians);
         lines.push(format!(
-            "{code}, the latest value of each of about {} patients: {}",
+            "{code}, the latest value of each of about {} patients (± {}): {}",
             best.count,
+            best.margin,
             rendered.trim()
         ));
         return Ok(Some(SyntheticDocument {
@@ -999,8 +1075,8 @@ pub async fn dp_aggregate(
             aggregate::noisy_counts(&held, settings.max_items, share, histogram_delta, noise);
         for count in released.into_iter().take(TOP) {
             lines.push(format!(
-                "{lead}{}: about {} patients.",
-                count.item, count.count
+                "{lead}{}: about {} patients (± {}).",
+                count.item, count.count, count.margin
             ));
         }
     }
@@ -1179,9 +1255,28 @@ mod tests {
             "What is the average weight of patients with asthma?",
             &Default::default(),
         );
+        // Five patients: counted, but no median (it would be the third patient's weight).
         let lines = readings(&facts, &analysis, 5);
-        assert_eq!(lines, vec!["Body Weight, the latest value of each of 5 patients: Value is median 74 (middle half 72 to 76) kg."]);
+        assert_eq!(lines, vec!["Body Weight: 5 patients have a latest value; a median needs at least 20, so none is given."]);
         assert!(readings(&facts, &analysis, 6).is_empty());
+        // 21 patients (70 to 110 kg): each figure is the mean of the five ranks around it, to
+        // two significant figures.
+        let mut many = Vec::new();
+        for p in 0..21i64 {
+            many.push((
+                p,
+                day(2),
+                format!(
+                    "Category is vital-signs. Code is Body Weight. Value is {} kg.",
+                    70 + p * 2
+                ),
+            ));
+        }
+        let lines = readings(&many, &analysis, 5);
+        assert_eq!(lines, vec!["Body Weight, the latest value of each of 21 patients: Value is median about 90 (middle half about 80 to 100) kg."]);
+        assert_eq!(two_significant(118.0), 120.0);
+        assert_eq!(two_significant(5.67), 5.7);
+        assert_eq!(two_significant(0.834), 0.83);
         let shoe = crate::answer::question::analyze(
             "What is the average shoe weight of patients with asthma?",
             &Default::default(),

@@ -29,7 +29,7 @@ use super::synthesis::{
     assemble, candidates, parse_choice, render_query, retrieval_text, select_by_rules, shortlist,
 };
 use crate::dp::budget::{Budget, Spend};
-use crate::dp::{DpConfig, Noise, PrivacyCost, TextPlan, VoteChooser};
+use crate::dp::{DpConfig, DpText, Noise, PrivacyCost, TextPlan, VoteChooser};
 use crate::embed::batcher::EmbeddingService;
 use crate::embed::EmbedError;
 use crate::llm::{Backend, ChatRequest, LlmConfig, VoteRequest};
@@ -669,6 +669,12 @@ pub fn answer_lead(question: &str) -> &'static str {
         .map(|(_, lead, _)| *lead)
         .unwrap_or("Answer:")
 }
+
+/// A DP text answer whose draw said *no answer* (or whose vote produced nothing): the same
+/// words whether the group is small, absent or in disagreement.
+const DP_NO_AGREEMENT: &str = "No answer stood out among the records of the patients this \
+    question concerns (a differentially private answer names an item only where many records \
+    agree).";
 
 /// What the voters of a DP text answer are told.
 pub const DP_VOTER_SYSTEM: &str = "You read one patient's record and answer the question about \
@@ -1632,9 +1638,11 @@ impl AnswerEngine {
         Ok(0.0)
     }
 
-    /// DP-RAG: the patients with a document above the similarity threshold vote on every token
-    /// (see [`crate::dp`]). Returns the ε to give back (refused on the noisy voter count: only
-    /// the count's share was used).
+    /// DP-RAG: the patients with a document above the similarity threshold are the voters
+    /// (see [`crate::dp`]); by default each answers in full and the exponential mechanism over a
+    /// public keyword universe draws the answer ([`crate::dp::keywords`], pure ε-DP), or, with
+    /// `--dp-text tokens`, they vote on every token. Returns the ε to give back (token votes
+    /// refused on the noisy voter count used only the count's share).
     #[allow(clippy::too_many_arguments)]
     async fn dp_text(
         &self,
@@ -1661,13 +1669,18 @@ impl AnswerEngine {
         )
         .await?;
         draft.timings.search_ms += search_started.elapsed().as_millis() as u64;
-        let plan = TextPlan::new(cost, settings.dp_max_tokens);
-        let noisy_voters = voters.len() as f64 + noise.gaussian(plan.count_sigma);
         audit["voters"] = serde_json::json!(voters.len());
-        if noisy_voters < settings.dp_min_voters as f64 {
-            draft.settle(policy::DP_TOO_FEW);
-            let used = crate::dp::epsilon_of(crate::dp::COUNT_SHARE * cost.rho(), cost.delta);
-            return Ok((cost.epsilon - used).max(0.0));
+        audit["mechanism"] = serde_json::json!(settings.dp_text.as_str());
+        let plan = TextPlan::new(cost, settings.dp_max_tokens);
+        let mut noisy_voters = None;
+        if settings.dp_text == DpText::Tokens {
+            let noisy = voters.len() as f64 + noise.gaussian(plan.count_sigma);
+            if noisy < settings.dp_min_voters as f64 {
+                draft.settle(policy::DP_TOO_FEW);
+                let used = crate::dp::epsilon_of(crate::dp::COUNT_SHARE * cost.rho(), cost.delta);
+                return Ok((cost.epsilon - used).max(0.0));
+            }
+            noisy_voters = Some(noisy.round().max(0.0));
         }
         // More voters than the model can afford: a random subset (drawn from the answer's
         // noise, independent of who the voters are).
@@ -1684,24 +1697,30 @@ impl AnswerEngine {
             return Ok(0.0);
         }
         let answer_started = Instant::now();
-        let request = VoteRequest {
+        let mut request = VoteRequest {
             system: DP_VOTER_SYSTEM.into(),
             question: query.question.clone(),
             contexts,
             max_context_tokens: settings.dp_context_tokens,
             lead: answer_lead(&query.question).into(),
             max_tokens: settings.dp_max_tokens,
-            choosers: vec![Box::new(VoteChooser::new(
-                settings.dp_vote_temperature,
-                plan.token_sigma,
-                Noise::from_seed(noise.seed()),
-            ))],
+            choosers: Vec::new(),
         };
-        let output = model.vote(request).await;
+        let output = match settings.dp_text {
+            DpText::Keywords if voters.is_empty() => Ok(Vec::new()),
+            DpText::Keywords => model.each(request).await,
+            DpText::Tokens => {
+                request.choosers.push(Box::new(VoteChooser::new(
+                    settings.dp_vote_temperature,
+                    plan.token_sigma,
+                    Noise::from_seed(noise.seed()),
+                )));
+                model.vote(request).await
+            }
+        };
         draft.timings.answer_ms += answer_started.elapsed().as_millis() as u64;
-        let output = match output {
-            Ok(mut outputs) if !outputs.is_empty() => outputs.remove(0),
-            Ok(_) => Default::default(),
+        let outputs = match output {
+            Ok(outputs) => outputs,
             Err(e) => {
                 // The budget stays spent: this refusal is what the same query id gets back
                 // from the ledger; asking again takes a new query id, and pays again.
@@ -1713,23 +1732,46 @@ impl AnswerEngine {
                 return Ok(0.0);
             }
         };
-        audit["passes"] = serde_json::json!(output.passes);
-        draft.llm_calls += output.passes;
-        audit["tokens"] = serde_json::json!(output.tokens);
-        let text = crate::text::strip_control_sequences(&output.text);
-        if text.trim().is_empty() || says_not_found(&text) {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-        } else {
-            draft.status = Some(AnswerStatus::Answered);
-            draft.answer = format!(
-                "Private answer (differential privacy, ε = {}; voted by the records of about {} \
-                 patients): {} {}",
-                format_epsilon(cost.epsilon),
-                noisy_voters.round().max(0.0),
-                answer_lead(&query.question),
-                text.trim()
-            );
+        let passes: u32 = outputs.iter().map(|o| o.passes).sum();
+        audit["passes"] = serde_json::json!(passes);
+        draft.llm_calls += passes;
+        let lead = answer_lead(&query.question);
+        let epsilon = format_epsilon(cost.epsilon);
+        let answer = match noisy_voters {
+            None => {
+                let space = crate::dp::keywords::KeywordSpace::public();
+                let counts = space.tally(outputs.iter().map(|o| o.text.as_str()), &query.question);
+                crate::dp::keywords::choose(space, &counts, cost.epsilon, noise).map(|word| {
+                    format!(
+                        "Private answer (differential privacy, ε = {epsilon}: the keyword the \
+                         records of the question's patients named most, drawn with noise from \
+                         a public list of clinical words; it may be wrong where few records \
+                         agree): {lead} {word}"
+                    )
+                })
+            }
+            Some(noisy) => {
+                let output = outputs.into_iter().next().unwrap_or_default();
+                audit["tokens"] = serde_json::json!(output.tokens);
+                let text = crate::text::strip_control_sequences(&output.text);
+                (!(text.trim().is_empty() || says_not_found(&text))).then(|| {
+                    format!(
+                        "Private answer (differential privacy, ε = {epsilon}; voted by the \
+                         records of about {noisy} patients): {lead} {}",
+                        text.trim()
+                    )
+                })
+            }
+        };
+        match answer {
+            Some(answer) => {
+                draft.status = Some(AnswerStatus::Answered);
+                draft.answer = answer;
+            }
+            None => {
+                draft.status = Some(AnswerStatus::NotFound);
+                draft.answer = DP_NO_AGREEMENT.into();
+            }
         }
         Ok(0.0)
     }

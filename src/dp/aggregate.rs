@@ -14,6 +14,31 @@ pub struct NoisyCount {
     pub item: String,
     /// The noisy count, rounded to a whole number of patients.
     pub count: u64,
+    /// Half the width of its 95 % interval ([`margin`] of the noise), in patients.
+    pub margin: u64,
+}
+
+/// Half the width of the 95 % interval of a figure with Gaussian noise σ: the true figure lies
+/// within ±1.96σ of the released one with probability 0.95, whatever the data (the noise is
+/// independent of it). For a released histogram count this holds before the threshold; an
+/// item just above the threshold is more likely to have been pushed up than down.
+pub fn margin(sigma: f64) -> f64 {
+    1.959_963_985 * sigma
+}
+
+/// How far, in patients, a quantile drawn by [`quantile`] at `epsilon` may sit from the
+/// asked rank, with probability `1 - beta`: the exponential mechanism's utility bound
+/// (McSherry & Talwar 2007; Dwork & Roth, Theorem 3.11) over the fixed grid, 2·(ln|grid| +
+/// ln(1/β))/ε, plus one for the grid's own step.
+pub fn rank_error(epsilon: f64, beta: f64) -> f64 {
+    2.0 * ((grid().len() as f64).ln() + (1.0 / beta).ln()) / epsilon + 1.0
+}
+
+/// The ε₀ of an exponential mechanism that is `rho`-zCDP: an ε₀-DP exponential mechanism is
+/// ε₀²/8-zCDP (it is ε₀-bounded-range; Cesar & Rogers, *Bounding, Concentrating, and
+/// Truncating*, ALT 2021, Lemma 3.2), so ε₀ = √(8ρ).
+pub fn exponential_epsilon(rho: f64) -> f64 {
+    (8.0 * rho).sqrt()
 }
 
 /// The least noisy count an item must reach to be named, so that an item only one patient has
@@ -52,10 +77,12 @@ pub fn noisy_counts(
         .filter(|(noisy, _)| *noisy >= threshold)
         .collect();
     out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let margin = margin(sigma).round() as u64;
     out.into_iter()
         .map(|(noisy, item)| NoisyCount {
             item: item.to_string(),
             count: noisy.round().max(0.0) as u64,
+            margin,
         })
         .collect()
 }
@@ -148,6 +175,30 @@ mod tests {
         assert!(release_threshold(2.0, 1, 1e-6) > release_threshold(1.0, 1, 1e-6));
         assert!(release_threshold(1.0, 10, 1e-6) > release_threshold(1.0, 1, 1e-6));
         assert!(release_threshold(1.0, 1, 1e-9) > release_threshold(1.0, 1, 1e-6));
+    }
+
+    #[test]
+    fn intervals_hold_the_truth_as_often_as_they_say() {
+        let mut noise = Noise::from_seed([4; 32]);
+        let (rho, n) = (0.1, 500usize);
+        let sigma = gaussian_sigma(1.0, rho);
+        let inside = (0..4000)
+            .filter(|_| (noisy_total(n, rho, &mut noise) - n as f64).abs() <= margin(sigma))
+            .count();
+        assert!((3760..=3840).contains(&inside), "{inside}/4000");
+        // The median's rank error bound holds at least as often as it says.
+        let values: Vec<f64> = (0..200).map(|i| 50.0 + i as f64 * 0.5).collect();
+        let epsilon = 1.0;
+        let bound = rank_error(epsilon, 0.05);
+        let within = (0..400)
+            .filter(|_| {
+                let m = quantile(&values, 0.5, epsilon, &mut noise).unwrap();
+                let rank = values.partition_point(|v| *v < m) as f64;
+                (rank - 100.0).abs() <= bound
+            })
+            .count();
+        assert!(within >= 380, "{within}/400 within {bound}");
+        assert!((exponential_epsilon(0.125) - 1.0).abs() < 1e-12);
     }
 
     #[test]

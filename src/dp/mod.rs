@@ -7,15 +7,17 @@
 //! removed). Every DP answer is built so that each patient contributes at most one bounded
 //! vector to every noisy sum it releases:
 //!
-//! - **DP text** ([`VoteChooser`]): every patient whose best document passes the fixed
-//!   similarity threshold is one *voter*. At each generated token each voter's next-token
-//!   distribution (softmax of the model's logits at a fixed temperature, from a prompt holding
-//!   that patient's documents only) is clipped to L2 norm ≤ 1; the distributions are summed,
-//!   Gaussian noise N(0, σ²) is added to every one of the vocabulary's entries, and the arg max
-//!   is the token. Adding or removing one patient moves the sum by at most 1 in L2 norm.
-//! - **The voter count**: before any token, the number of voters plus N(0, σ_n²) must reach
-//!   `--dp-min-voters`, or the answer is refused (a noisy decision, so that the refusal itself
-//!   is private).
+//! - **DP text** ([`keywords`]): every patient whose best document passes the fixed
+//!   similarity threshold is one *voter* (a patient with many documents is still one voter:
+//!   the voter holds that patient's best few). Each voter answers in full from a prompt holding
+//!   that patient's documents only; its answer is mapped to one keyword of a public universe,
+//!   and the exponential mechanism over the universe (plus *no answer*, at a public weight)
+//!   draws the answer's keyword. Adding or removing one patient moves every keyword's score by
+//!   at most 1: the answer is ε-DP (δ = 0).
+//! - **DP text by token votes** ([`VoteChooser`], kept for comparison in the evaluation): at
+//!   each generated token each voter's next-token distribution is clipped to L2 norm ≤ 1, the
+//!   distributions are summed, Gaussian noise N(0, σ²) is added to every one of the
+//!   vocabulary's entries, and the arg max is the token; a noisy voter count gates it.
 //! - **DP aggregates** ([`aggregate`]): noisy counts of patients per item (each patient counted
 //!   in at most `m` items, so L2 sensitivity √m) released only above a threshold that one
 //!   patient alone passes with probability below δ/2, and quantiles of readings (one reading
@@ -51,6 +53,7 @@
 
 pub mod aggregate;
 pub mod budget;
+pub mod keywords;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -274,6 +277,27 @@ impl TokenChooser for VoteChooser {
     }
 }
 
+/// How a DP text answer is formed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DpText {
+    /// Each voter answers in full; the exponential mechanism over a public keyword universe
+    /// draws the answer's keyword ([`keywords`]; pure ε-DP).
+    Keywords,
+    /// Noisy votes over the model's vocabulary at every token ([`VoteChooser`]), gated by a
+    /// noisy voter count.
+    Tokens,
+}
+
+impl DpText {
+    /// The name on the command line and in the audit.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DpText::Keywords => "keywords",
+            DpText::Tokens => "tokens",
+        }
+    }
+}
+
 /// Settings of DP answers (mode `dp`) and of the per-requester budget.
 #[derive(Clone, Debug, clap::Args)]
 pub struct DpConfig {
@@ -313,7 +337,12 @@ pub struct DpConfig {
     /// that no one patient changes who else votes).
     #[arg(long, env = "FHIR_RAG_DP_SIMILARITY", default_value_t = 0.2)]
     pub dp_similarity: f64,
-    /// Fewest voters (by the noisy count) a DP text answer needs; fewer: refused.
+    /// How DP text answers are formed: `keywords` (each voter answers, one public keyword is
+    /// drawn by the exponential mechanism) or `tokens` (noisy votes on every token).
+    #[arg(long, env = "FHIR_RAG_DP_TEXT", value_enum, default_value = "keywords")]
+    pub dp_text: DpText,
+    /// Fewest voters (by the noisy count) a DP text answer by token votes needs; fewer:
+    /// refused. (Keyword answers need no gate: their draw says *no answer* when few agree.)
     #[arg(long, env = "FHIR_RAG_DP_MIN_VOTERS", default_value_t = 10)]
     pub dp_min_voters: usize,
     /// Most voters per answer (more: a random subset, drawn from the answer's noise).

@@ -59,6 +59,10 @@ enum Job {
         Box<VoteRequest>,
         oneshot::Sender<Result<Vec<VoteOutput>, LlmError>>,
     ),
+    Each(
+        Box<VoteRequest>,
+        oneshot::Sender<Result<Vec<VoteOutput>, LlmError>>,
+    ),
 }
 
 /// A GGUF chat model on a dedicated thread.
@@ -243,6 +247,12 @@ fn serve(mut model: LoadedModel, jobs: mpsc::Receiver<Job>) {
                 }
                 let _ = reply.send(vote(&mut model, *request));
             }
+            Job::Each(request, reply) => {
+                if reply.is_closed() {
+                    continue;
+                }
+                let _ = reply.send(each(&mut model, *request));
+            }
         }
     }
 }
@@ -275,12 +285,27 @@ fn forward_rows(
 /// voter's prompt; each step then runs all voters on the chosen token in one pass of batch
 /// size = voters, which reads the weights once per step instead of once per voter. Several
 /// choosers continue from copies of the same attention cache. Llama-architecture models only.
-fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
-    let Weights::Llama(base) = &mut model.weights else {
+/// The Llama weights that generation by votes needs.
+fn llama(weights: &mut Weights) -> Result<&mut quantized_llama::ModelWeights, LlmError> {
+    match weights {
+        Weights::Llama(base) => Ok(base),
+        _ => Err(LlmError::Unsupported(
+            "generation by votes needs a llama-architecture GGUF model".into(),
+        )),
+    }
+}
+
+/// Every voter's prompt as one row of token ids, all rows of one length (see [`vote`]): the
+/// rows one after another, the length of a row, and the number of voters.
+fn voter_rows(
+    model: &LoadedModel,
+    request: &VoteRequest,
+) -> Result<(Vec<u32>, usize, usize), LlmError> {
+    if !matches!(model.weights, Weights::Llama(_)) {
         return Err(LlmError::Unsupported(
             "generation by votes needs a llama-architecture GGUF model".into(),
         ));
-    };
+    }
     let special = |name: &str| {
         model
             .tokenizer
@@ -329,9 +354,6 @@ fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>
         })
         .collect::<Result<Vec<_>, LlmError>>()?;
     let voters = contexts.len();
-    if voters == 0 {
-        return Ok(Vec::new());
-    }
     let width = contexts.iter().map(Vec::len).max().unwrap_or(0);
     let row = prefix.len() + width + closing.len();
     if row + request.max_tokens > model.context {
@@ -347,6 +369,15 @@ fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>
         ids.extend_from_slice(context);
         ids.extend_from_slice(&closing);
     }
+    Ok((ids, row, voters))
+}
+
+fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
+    let (ids, row, voters) = voter_rows(model, &request)?;
+    if voters == 0 {
+        return Ok(Vec::new());
+    }
+    let base = llama(&mut model.weights)?;
     let started = std::time::Instant::now();
     base.clear_kv_cache();
     let mut read = base.clone();
@@ -386,6 +417,70 @@ fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>
     }
     base.clear_kv_cache();
     Ok(outputs)
+}
+
+/// Every voter's own greedy answer (keyword-space aggregation, [`crate::dp::keywords`]): the
+/// same batched prompt as [`vote`], then each row continues with its own arg max, all rows in
+/// one pass per step; a row that stopped is fed a filler token and no longer read. One output
+/// per voter, in the order of the contexts: its text, its tokens, its passes (the prompt and
+/// one per token it was fed), and the seconds of the whole batch.
+fn each(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
+    let (ids, row, voters) = voter_rows(model, &request)?;
+    if voters == 0 {
+        return Ok(Vec::new());
+    }
+    let stop = model.stop_tokens.clone();
+    let base = llama(&mut model.weights)?;
+    let started = std::time::Instant::now();
+    base.clear_kv_cache();
+    let mut logits = forward_rows(base, &ids, voters, 0)?;
+    let mut generated: Vec<Vec<u32>> = vec![Vec::new(); voters];
+    let mut passes = vec![1u32; voters];
+    let mut done = vec![false; voters];
+    for step in 0..request.max_tokens {
+        let mut next = vec![0u32; voters];
+        for (v, row_logits) in logits.iter().enumerate() {
+            if done[v] {
+                continue;
+            }
+            let token = crate::dp::vote(row_logits, 0.0)
+                .iter()
+                .position(|p| *p > 0.0)
+                .unwrap_or(0) as u32;
+            if stop.contains(&token) {
+                done[v] = true;
+                continue;
+            }
+            generated[v].push(token);
+            next[v] = token;
+            done[v] = generated[v].len() >= request.max_tokens;
+        }
+        if done.iter().all(|d| *d) {
+            break;
+        }
+        for (p, d) in passes.iter_mut().zip(&done) {
+            *p += !d as u32;
+        }
+        logits = forward_rows(base, &next, voters, row + step)?;
+    }
+    base.clear_kv_cache();
+    let seconds = started.elapsed().as_secs_f64();
+    generated
+        .into_iter()
+        .zip(passes)
+        .map(|(tokens, passes)| {
+            let text = model
+                .tokenizer
+                .decode(&tokens, true)
+                .map_err(|e| LlmError::Model(e.to_string()))?;
+            Ok(VoteOutput {
+                text: text.trim().to_string(),
+                tokens: tokens.len() as u32,
+                passes,
+                seconds,
+            })
+        })
+        .collect()
 }
 
 fn generate(model: &mut LoadedModel, request: &ChatRequest) -> Result<Completion, LlmError> {
@@ -452,6 +547,17 @@ impl ChatModel for GgufChat {
     async fn vote(&self, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
         let (reply, answer) = oneshot::channel();
         self.submit(Job::Vote(Box::new(request), reply)).await?;
+        answer.await.map_err(|_| LlmError::Stopped)?
+    }
+
+    async fn each(&self, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
+        if !self.votes {
+            return Err(LlmError::Unsupported(
+                "per-voter answers need a llama-architecture GGUF model".into(),
+            ));
+        }
+        let (reply, answer) = oneshot::channel();
+        self.submit(Job::Each(Box::new(request), reply)).await?;
         answer.await.map_err(|_| LlmError::Stopped)?
     }
 }

@@ -152,6 +152,16 @@ pub trait ChatModel: Send + Sync {
             "generation by votes needs a local GGUF model (--llm gguf://…)".into(),
         ))
     }
+
+    /// Every voter's own answer (keyword-space aggregation, [`crate::dp::keywords`]): the same
+    /// prompts as [`ChatModel::vote`], each continued greedily on its own; one output per
+    /// context, in order (the request's choosers are not used). Local models only.
+    async fn each(&self, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
+        let _ = request;
+        Err(LlmError::Unsupported(
+            "per-voter answers need a local GGUF model (--llm gguf://…)".into(),
+        ))
+    }
 }
 
 /// A generation by votes: the same question with one context per voter.

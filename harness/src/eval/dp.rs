@@ -24,7 +24,8 @@ use fhir_rag::answer::pipeline::{
     AnswerEngine, DP_VOTER_SYSTEM,
 };
 use fhir_rag::answer::search::Scope;
-use fhir_rag::dp::{Noise, PrivacyCost, TextPlan, TokenChooser, VoteChooser};
+use fhir_rag::dp::keywords::{choose, most_named, KeywordSpace};
+use fhir_rag::dp::{Noise, VoteChooser};
 use fhir_rag::embed::batcher::EmbeddingService;
 use fhir_rag::llm::{Backend, ChatModel, LlmConfig, VoteRequest};
 use fhir_rag::store::Store;
@@ -302,7 +303,7 @@ pub struct DpRun {
     pub questions: usize,
     /// Share answered correctly (a refusal counts as wrong).
     pub accuracy: f64,
-    /// Share refused on the noisy voter count.
+    /// Share with no answer (the draw's *no answer*, or no voter).
     pub refused: f64,
     /// Mean voters (patients) per answer.
     pub mean_voters: f64,
@@ -312,9 +313,6 @@ pub struct DpRun {
     pub model_passes_per_answer: f64,
     /// Mean seconds per answer (model time alone, as one answer would take it).
     pub seconds_per_answer: f64,
-    /// Noise per token (σ).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub token_sigma: Option<f64>,
     /// Targeted attacks run.
     pub attacks: usize,
     /// Share of attacks whose answer named the target's rare medication.
@@ -477,75 +475,43 @@ impl DpEval<'_> {
                 seconds: out[0].seconds,
             });
         }
-        let exact = voters.len();
         subsample(&mut voters, dp.dp_max_voters, &mut noise);
         let documents: usize = voters.iter().map(|v| v.texts.len()).sum();
-        // Which runs pass their noisy voter count.
-        let mut choosers: Vec<Box<dyn TokenChooser>> = Vec::new();
-        let mut slots = Vec::new();
-        let without = exact >= dp.dp_min_voters;
-        if without {
-            choosers.push(Box::new(VoteChooser::new(
-                dp.dp_vote_temperature,
-                0.0,
-                Noise::from_seed([seed; 32]),
-            )));
-        }
-        slots.push(without);
-        for (i, epsilon) in self.epsilons.iter().enumerate() {
-            let plan = TextPlan::new(
-                PrivacyCost {
-                    epsilon: *epsilon,
-                    delta: dp.dp_delta,
-                },
-                dp.dp_max_tokens,
-            );
-            let passes = exact as f64 + noise.gaussian(plan.count_sigma) >= dp.dp_min_voters as f64;
-            if passes {
-                let mut chooser_seed = [seed; 32];
-                chooser_seed[0] = i as u8 + 1;
-                choosers.push(Box::new(VoteChooser::new(
-                    dp.dp_vote_temperature,
-                    plan.token_sigma,
-                    Noise::from_seed(chooser_seed),
-                )));
-            }
-            slots.push(passes);
-        }
-        let mut texts = if choosers.is_empty() || voters.is_empty() {
+        // Every voter answers once; the aggregate without noise and each ε draw from the same
+        // answers (the draw is the only step that depends on ε).
+        let outputs = if voters.is_empty() {
             Vec::new()
         } else {
             self.model
-                .vote(VoteRequest {
+                .each(VoteRequest {
                     system: DP_VOTER_SYSTEM.into(),
                     question: question.to_string(),
                     contexts: voter_contexts(&voters, question),
                     max_context_tokens: dp.dp_context_tokens,
                     lead: answer_lead(question).into(),
                     max_tokens: dp.dp_max_tokens,
-                    choosers,
+                    choosers: Vec::new(),
                 })
                 .await?
-        }
-        .into_iter();
-        for passed in slots {
-            let out = if passed { texts.next() } else { None };
-            outcomes.push(match out {
-                Some(out) => Outcome {
-                    text: Some(out.text),
-                    voters: voters.len(),
-                    documents,
-                    passes: out.passes,
-                    seconds: out.seconds,
-                },
-                None => Outcome {
-                    text: None,
-                    voters: 0,
-                    documents: 0,
-                    passes: 0,
-                    seconds: 0.0,
-                },
-            });
+        };
+        let passes: u32 = outputs.iter().map(|o| o.passes).sum();
+        let seconds = outputs.first().map_or(0.0, |o| o.seconds);
+        let space = KeywordSpace::public();
+        let counts = space.tally(outputs.iter().map(|o| o.text.as_str()), question);
+        eprintln!("[eval dp] keywords {counts:?}");
+        let outcome = |text: Option<String>| Outcome {
+            text,
+            voters: voters.len(),
+            documents,
+            passes,
+            seconds,
+        };
+        outcomes.push(outcome(most_named(&counts)));
+        for (i, epsilon) in self.epsilons.iter().enumerate() {
+            let mut draw_seed = [seed; 32];
+            draw_seed[0] = i as u8 + 1;
+            let mut draw = Noise::from_seed(draw_seed);
+            outcomes.push(outcome(choose(space, &counts, *epsilon, &mut draw)));
         }
         Ok(outcomes)
     }
@@ -566,18 +532,7 @@ impl DpEval<'_> {
         };
         let mut runs: Vec<DpRun> = vec![blank(None), blank(None)];
         for e in &self.epsilons {
-            let mut run = blank(Some(*e));
-            run.token_sigma = Some(
-                TextPlan::new(
-                    PrivacyCost {
-                        epsilon: *e,
-                        delta: self.answer.dp.dp_delta,
-                    },
-                    self.answer.dp.dp_max_tokens,
-                )
-                .token_sigma,
-            );
-            runs.push(run);
+            runs.push(blank(Some(*e)));
         }
         let mut answers = Vec::new();
         for (i, q) in set.iter().enumerate() {
@@ -633,12 +588,12 @@ impl DpEval<'_> {
             settings: serde_json::json!({
                 "delta": dp.dp_delta,
                 "similarity_threshold": dp.dp_similarity,
-                "min_voters": dp.dp_min_voters,
+                "mechanism": "keywords: each voter answers, exponential mechanism over the public keyword universe",
+                "keyword_universe": KeywordSpace::public().len(),
                 "max_voters": dp.dp_max_voters,
                 "documents_per_voter": dp.dp_documents_per_voter,
                 "context_tokens": dp.dp_context_tokens,
                 "max_tokens": dp.dp_max_tokens,
-                "vote_temperature": dp.dp_vote_temperature,
                 "standard_rag_documents": self.standard_k,
                 "min_cohort": self.min_cohort,
                 "patients_in_archive": patients.len(),
@@ -736,9 +691,12 @@ pub fn markdown(report: &DpReport, stamp: &str) -> String {
         )
     };
     out.push_str(&row("standard RAG (no DP)", &report.non_private));
-    out.push_str(&row("votes, no noise", &report.aggregated_without_noise));
+    out.push_str(&row(
+        "keyword votes, no noise",
+        &report.aggregated_without_noise,
+    ));
     for r in &report.runs {
-        out.push_str(&row("DP-RAG", r));
+        out.push_str(&row("DP-RAG (keywords)", r));
     }
     let b = &report.budget;
     out.push_str(&format!(
