@@ -6,7 +6,7 @@ Reads the raw bundles (not the store): for every observation code and unit, the 
 value of each patient. For each group it computes the exact quartiles (linear interpolation,
 what cohort answers released before) and the released ones (src/answer/cohort.rs,
 `released_quantile`: the mean of the values ranked within ±10 % of the group around the
-quantile, to two significant figures, only for groups of at least max(4k, 20) patients; the
+quantile, rounded as every reading is, only for groups of at least max(4k, 20) patients; the
 formula is repeated here, and a unit test pins the Rust one on a fixed example).
 
 Usage: python3 scripts/measure_quantiles.py [ARCHIVE] [--k 5]
@@ -41,19 +41,12 @@ def exact_quantile(sorted_values, q):
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
 
 
-def two_significant(x):
-    if x == 0 or not math.isfinite(x):
-        return x
-    scale = 10 ** (1 - math.floor(math.log10(abs(x))))
-    return round(x * scale) / scale
-
-
 def released_quantile(sorted_values, q, window=0.1):
     last = len(sorted_values) - 1
     low = math.floor(max(q - window, 0.0) * last)
     high = math.ceil(min(q + window, 1.0) * last)
     chosen = sorted_values[low:high + 1]
-    return two_significant(sum(chosen) / len(chosen))
+    return round_value(sum(chosen) / len(chosen))
 
 
 def latest_values(archive):
@@ -166,7 +159,7 @@ def main():
         "|---|---|---|---|---|",
         f"| before: exact quartiles from k patients | {before['groups']} | {before['figures']} | {before['own_value']} | {before['median_one_patient_shift_of_median']:.3f} |",
         f"| of which groups under {minimum} (now: no quantile) | {small['groups']} | {small['figures']} | {small['own_value']} | {small['median_one_patient_shift_of_median']:.3f} |",
-        f"| now: released (mean of ±10 % ranks, 2 significant figures) | {after['groups']} | {after['figures']} | {after['own_value']} | {after['median_one_patient_shift_of_median']:.3f} |",
+        f"| now: released (mean of ±10 % ranks, rounded as readings are) | {after['groups']} | {after['figures']} | {after['own_value']} | {after['median_one_patient_shift_of_median']:.3f} |",
         "",
         "In groups of 20 and more, many patients share a rounded value (a systolic pressure of 120), so a",
         "released figure equal to someone's value says little there; what one patient can move it by does.",

@@ -510,24 +510,16 @@ pub fn quantile_min_patients(k: usize) -> usize {
 const QUANTILE_WINDOW: f64 = 0.1;
 
 /// The `q`-quantile of `sorted` as a cohort answer releases it: the mean of the values ranked
-/// within ±10 % of the group around it (at least 5 values from 20 patients), to two
-/// significant figures: a rounded mean of several patients' values, not an order statistic
-/// (how far it moves from the exact quantile is measured in `docs/results/quantiles.json`).
+/// within ±10 % of the group around it (at least 5 values from 20 patients), printed rounded
+/// like every reading ([`format_value`]): a mean of several patients' values, not an order
+/// statistic (how far it moves from the exact quantile is measured in
+/// `docs/results/quantiles.json`).
 fn released_quantile(sorted: &[f64], q: f64) -> f64 {
     let last = (sorted.len() - 1) as f64;
     let low = ((q - QUANTILE_WINDOW).max(0.0) * last).floor() as usize;
     let high = ((q + QUANTILE_WINDOW).min(1.0) * last).ceil() as usize;
     let window = &sorted[low..=high.min(sorted.len() - 1)];
-    two_significant(window.iter().sum::<f64>() / window.len() as f64)
-}
-
-/// `x` to two significant figures (118 → 120, 74.4 → 74, 5.67 → 5.7).
-fn two_significant(x: f64) -> f64 {
-    if x == 0.0 || !x.is_finite() {
-        return x;
-    }
-    let scale = 10f64.powi(1 - x.abs().log10().floor() as i32);
-    (x * scale).round() / scale
+    window.iter().sum::<f64>() / window.len() as f64
 }
 
 /// "median about 74 (middle half about 72 to 76)" over `sorted` (at least
@@ -1259,8 +1251,7 @@ mod tests {
         let lines = readings(&facts, &analysis, 5);
         assert_eq!(lines, vec!["Body Weight: 5 patients have a latest value; a median needs at least 20, so none is given."]);
         assert!(readings(&facts, &analysis, 6).is_empty());
-        // 21 patients (70 to 110 kg): each figure is the mean of the five ranks around it, to
-        // two significant figures.
+        // 21 patients (70 to 110 kg): each figure is the mean of the five ranks around it.
         let mut many = Vec::new();
         for p in 0..21i64 {
             many.push((
@@ -1274,9 +1265,7 @@ mod tests {
         }
         let lines = readings(&many, &analysis, 5);
         assert_eq!(lines, vec!["Body Weight, the latest value of each of 21 patients: Value is median about 90 (middle half about 80 to 100) kg."]);
-        assert_eq!(two_significant(118.0), 120.0);
-        assert_eq!(two_significant(5.67), 5.7);
-        assert_eq!(two_significant(0.834), 0.83);
+        assert_eq!(released_quantile(&[1.0, 2.0, 3.0, 4.0, 10.0], 0.5), 3.0);
         let shoe = crate::answer::question::analyze(
             "What is the average shoe weight of patients with asthma?",
             &Default::default(),

@@ -504,8 +504,9 @@ static ASKS_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-/// Whether the text before a phrase ends in words that give a reason: "for (the/her/his)",
-/// "because of", "due to".
+/// Whether the text before a phrase ends in words that give a reason or the occasion: "for
+/// (the/her/his)", "because of", "due to", "during", "when (she) had" ("was she admitted when
+/// she had covid?" asks about an admission, not about covid).
 fn gives_reason(before: &str) -> bool {
     let words = crate::text::words(before);
     let mut last = words.iter().rev().skip_while(|w| {
@@ -514,13 +515,21 @@ fn gives_reason(before: &str) -> bool {
             "the" | "her" | "his" | "their" | "a" | "an" | "this" | "that" | "s"
         )
     });
+    let (first, second, third) = (
+        last.next().map(String::as_str),
+        last.next().map(String::as_str),
+        last.next().map(String::as_str),
+    );
+    let had = |w: Option<&str>| matches!(w, Some("had" | "got" | "caught" | "developed"));
+    let when = |w: Option<&str>| matches!(w, Some("when" | "while" | "whilst"));
+    let person = |w: Option<&str>| matches!(w, Some("she" | "he" | "they" | "patient"));
     matches!(
-        (
-            last.next().map(String::as_str),
-            last.next().map(String::as_str),
-        ),
-        (Some("for"), _) | (Some("of"), Some("because")) | (Some("to"), Some("due"))
-    )
+        (first, second),
+        (Some("for"), _)
+            | (Some("of"), Some("because"))
+            | (Some("to"), Some("due"))
+            | (Some("during"), _)
+    ) || (had(first) && (when(second) || (person(second) && when(third))))
 }
 
 impl QuestionAnalysis {
@@ -1998,6 +2007,16 @@ mod tests {
         );
         assert_eq!(kind.named_kind(), Some("Medication is"));
         assert!(kind.reasons.iter().any(|r| r.contains(&"back".to_string())));
+        // The occasion is not the item: an admission is asked about, not covid.
+        let admitted = analyze("was she admitted when she had covid?", &Default::default());
+        assert!(
+            admitted
+                .reasons
+                .iter()
+                .any(|r| r.contains(&"covid".to_string())),
+            "{:?}",
+            admitted.phrases
+        );
     }
 
     #[test]

@@ -173,6 +173,11 @@ pub fn supports_yes(document: &SyntheticDocument, analysis: &QuestionAnalysis) -
     let items = analysis.yes_items();
     let kind = analysis.named_kind();
     let asks_concept = super::question::asks_concept(&items);
+    // Nothing the records name and no kind of fact ("has she ever broken anything?" read
+    // without a concept): no fact can stand for a yes.
+    if !asks_concept && kind.is_none() && super::question::asked_kind_only(&items).is_none() {
+        return false;
+    }
     document.lines.iter().any(|line| {
         kind.is_none_or(|opening| line.contains(opening))
             && (!asks_concept
