@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use crate::answer::pipeline::AnswerConfig;
+use crate::answer::engine::AnswerConfig;
 use crate::answer::worker::{AskConfig, EnvelopeConfig};
 use crate::backfill::BackfillConfig;
 use crate::bus::BusConfig;

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::answer::engine::{AnswerConfig, AnswerEngine};
 use fhir_rag::answer::worker as answer_worker;
 use fhir_rag::bus::topics;
 use fhir_rag::config::{AuditAction, Cli, Command, ModelConfig, TopicsAction};

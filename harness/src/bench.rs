@@ -490,7 +490,7 @@ async fn run_answer(
     url: &str,
 ) -> anyhow::Result<AnswerBenchResult> {
     use fhir_rag::answer::contract::{Answer, Query, QueryOptions, Requester};
-    use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+    use fhir_rag::answer::engine::{AnswerConfig, AnswerEngine};
     use rdkafka::consumer::{BaseConsumer, Consumer};
     use rdkafka::message::Message;
     use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -709,7 +709,7 @@ fn percentile_of(sorted: &[f64], p: f64) -> f64 {
 async fn gateway_figures(
     loaded: &Loaded,
     config: &AnswerBenchConfig,
-    answer_config: &fhir_rag::answer::pipeline::AnswerConfig,
+    answer_config: &fhir_rag::answer::engine::AnswerConfig,
     backend: fhir_rag::llm::Backend,
     llm: &fhir_rag::llm::LlmConfig,
     questions: &[String],
@@ -740,7 +740,7 @@ async fn gateway_figures(
         "bench-clinician",
         serde_json::json!({"scope": "user/*.read", "fhirUser": practitioner}),
     );
-    let engine = fhir_rag::answer::pipeline::AnswerEngine::new(
+    let engine = fhir_rag::answer::engine::AnswerEngine::new(
         loaded.store.clone(),
         loaded.embedder.clone(),
         backend,

@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use fhir_rag::answer::contract::{Mode, Query, QueryOptions, Requester};
-use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::answer::engine::{AnswerConfig, AnswerEngine};
 use fhir_rag::config::ModelConfig;
 use fhir_rag::embed::batcher::EmbeddingService;
 use fhir_rag::generate::Population;

@@ -12,14 +12,15 @@
 //! - [`review`]: the Review agent (rules, bounded corrections, refusal).
 //! - [`trend`]: which way one reading of one patient went over the years.
 //! - [`respond`]: answering from the synthetic document (model prompt or template).
-//! - [`pipeline`]: one query through all of the above, the guard and the audit table.
+//! - [`engine`]: one query through all of the above (one file per disclosure path), the guard
+//!   and the audit table.
 //! - [`worker`]: the Kafka worker, the answer publisher and `ask`.
 
 pub mod cohort;
 pub mod config;
 pub mod contract;
 pub mod document;
-pub mod pipeline;
+pub mod engine;
 pub mod policy;
 pub mod population;
 pub mod question;

@@ -20,7 +20,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use super::contract::{Answer, AnswerStatus, Query};
-use super::pipeline::{AnswerEngine, AnswerError};
+use super::engine::{AnswerEngine, AnswerError};
 use crate::auth::envelope::{now_secs, Signer, Verifier, MAX_LIFETIME_SECS};
 use crate::bus::consume::{consume, Handler, LoopSettings};
 use crate::bus::retry::{Retried, RetryPolicy};

@@ -29,7 +29,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use fhir_rag::answer::contract::{AnswerStatus, Mode, Query, QueryOptions, Requester};
-use fhir_rag::answer::pipeline::AnswerEngine;
+use fhir_rag::answer::engine::AnswerEngine;
 
 /// A kind of reading the questions ask about: its display in the archive, its name in a
 /// canonical question, its name in a paraphrase, and its unit spelled out.

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::metrics::{bleu, mean, rouge_l, rouge_n};
 use fhir_rag::answer::contract::{Query, QueryOptions, Requester};
 use fhir_rag::answer::document::SyntheticDocument;
-use fhir_rag::answer::pipeline::{find_documents, AnswerEngine, AnswerError, SearchPlan};
+use fhir_rag::answer::engine::{find_documents, AnswerEngine, AnswerError, SearchPlan};
 use fhir_rag::answer::respond::template_sentences;
 use fhir_rag::answer::search::{RetrievedDocument, Scope};
 use fhir_rag::answer::synthesis::{select_by_rules, Candidate};
@@ -131,7 +131,7 @@ pub async fn pipeline(
 ) -> Result<
     (
         fhir_rag::answer::contract::Answer,
-        fhir_rag::answer::pipeline::Trace,
+        fhir_rag::answer::engine::Trace,
     ),
     AnswerError,
 > {

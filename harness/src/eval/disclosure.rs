@@ -23,7 +23,7 @@ use sqlx::{PgPool, Row};
 use unicode_normalization::UnicodeNormalization;
 
 use fhir_rag::answer::contract::{Answer, AnswerStatus, Query, QueryOptions, Requester};
-use fhir_rag::answer::pipeline::{AnswerEngine, AnswerError};
+use fhir_rag::answer::engine::{AnswerEngine, AnswerError};
 use fhir_rag::embed::batcher::EmbeddingService;
 use fhir_rag::ingest::flatten::{flatten_with, FreeText};
 use fhir_rag::ingest::parse::{parse_message, ParseLimits};

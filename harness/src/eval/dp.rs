@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use fhir_rag::answer::contract::{AnswerStatus, Mode, Query, QueryOptions, Requester};
-use fhir_rag::answer::pipeline::{
+use fhir_rag::answer::engine::{
     answer_lead, cohort_condition, dp_voters, subsample, voter_contexts, AnswerConfig,
     AnswerEngine, DP_VOTER_SYSTEM,
 };

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use super::disclosure::Category;
 use fhir_rag::answer::contract::{Mode, Query, QueryOptions, Requester};
-use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::answer::engine::{AnswerConfig, AnswerEngine};
 use fhir_rag::answer::worker::QueryAuth;
 use fhir_rag::auth::envelope::{
     now_secs, QueryClaims, Signer, Verifier, QUERY_AUDIENCE, QUERY_TYPE,

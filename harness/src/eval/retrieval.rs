@@ -9,7 +9,7 @@ use sqlx::{PgPool, Row};
 
 use super::metrics::{hit_at, mean, reciprocal_rank};
 use super::questions::EvalQuestion;
-use fhir_rag::answer::pipeline::{find_documents, AnswerError, SearchPlan};
+use fhir_rag::answer::engine::{find_documents, AnswerError, SearchPlan};
 use fhir_rag::answer::search::{RetrievalMode, Scope};
 use fhir_rag::embed::batcher::EmbeddingService;
 

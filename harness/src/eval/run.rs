@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{attack, compare, questions, retrieval};
-use fhir_rag::answer::pipeline::{AnswerConfig, AnswerEngine};
+use fhir_rag::answer::engine::{AnswerConfig, AnswerEngine};
 use fhir_rag::config::ModelConfig;
 use fhir_rag::llm::LlmConfig;
 use fhir_rag::store::{Store, StoreConfig};

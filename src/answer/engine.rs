@@ -1,0 +1,978 @@
+//! The answer engine: one query through the limits, the disclosure path its requester gets
+//! (care team: [`care_team`], cohort: [`cohort`], DP: [`dp`], each a file of its own), the three
+//! agents, the answering step, the guard and the audit:
+//!
+//! ```text
+//! limits ─▶ scope ─▶ Search (names, condition, hybrid) ─▶ Synthesis (generalize, select, fold,
+//! rewrite) ─▶ Review (bounded corrections) ─▶ answer (model or template) ─▶ guard ─▶ audit
+//! ```
+
+use std::collections::BTreeSet;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use super::contract::{
+    Answer, AnswerStatus, DpSpent, Mode, PrivacyFindings, PrivacySummary, Query, Timings,
+};
+use super::document::SyntheticDocument;
+use super::policy::{self, Disclosure};
+use super::population::Population;
+use super::question::{analyze, named_condition, tsquery_or, ConditionNames, QuestionAnalysis};
+use super::respond::{
+    answer_request, cohort_answer, numbers_are_grounded, says_not_found, select_request,
+    template_answer, words_are_grounded, NOT_FOUND_ANSWER,
+};
+use super::review::{review_loop, Reviewed, Verdict};
+use super::search::{self, RetrievalFilter, RetrievalMode, RetrievedDocument, Scope};
+use super::synthesis::{
+    assemble, candidates, parse_choice, render_query, retrieval_text, select_by_rules, shortlist,
+};
+use crate::dp::budget::{Budget, Spend};
+use crate::dp::{DpConfig, DpText, Noise, PrivacyCost, TextPlan, VoteChooser};
+use crate::embed::batcher::EmbeddingService;
+use crate::embed::EmbedError;
+use crate::llm::{Backend, ChatRequest, LlmConfig, VoteRequest};
+use crate::privacy::digest::DigestKey;
+use crate::privacy::guard::PgVault;
+use crate::privacy::pseudonym::labels;
+use crate::privacy::{Guarded, PrivacyGuard};
+use crate::store::{Disposition, Store, StoreError};
+
+pub use super::config::AnswerConfig;
+pub use cohort::cohort_condition;
+pub use dp::{answer_lead, compact_fact, dp_voters, subsample, voter_contexts, DP_VOTER_SYSTEM};
+
+mod care_team;
+mod cohort;
+mod dp;
+use care_team::{names_someone_else, written_as_an_abbreviation};
+use cohort::{asks_for_figures, cohort_subject, read_cohort};
+
+/// Errors that keep a query from being answered now.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The embedding service failed.
+    #[error("embedding the question: {0}")]
+    Embed(#[from] EmbedError),
+    /// A setting is wrong.
+    #[error("configuration: {0}")]
+    Config(String),
+    /// The guard's vault index could not be read.
+    #[error(transparent)]
+    Guard(#[from] crate::privacy::guard::GuardError),
+}
+
+impl AnswerError {
+    /// What the worker's retry policy does with it.
+    pub fn disposition(&self) -> Disposition {
+        match self {
+            AnswerError::Store(e) => e.disposition(),
+            // Reading the vault index: the same classes as any store read.
+            AnswerError::Guard(crate::privacy::guard::GuardError::Index(e)) => {
+                crate::store::sqlx_disposition(e)
+            }
+            AnswerError::Embed(EmbedError::Stopped) => Disposition::Fatal,
+            AnswerError::Embed(e) if e.is_out_of_memory() => Disposition::Transient,
+            AnswerError::Embed(_) => Disposition::Permanent,
+            // A wrong setting fails every query alike.
+            AnswerError::Config(_) => Disposition::Fatal,
+        }
+    }
+}
+
+impl From<sqlx::Error> for AnswerError {
+    fn from(e: sqlx::Error) -> Self {
+        AnswerError::Store(StoreError::Database(e))
+    }
+}
+
+/// How the Search agent looks for documents. The answer path uses the default; the evaluation
+/// measures the parts one by one.
+#[derive(Clone, Debug)]
+pub struct SearchPlan {
+    /// Ranking.
+    pub mode: RetrievalMode,
+    /// Run the condition search for two-step questions.
+    pub condition_search: bool,
+    /// Run the ranked retrieval (off: condition search alone).
+    pub ranked: bool,
+    /// Resolve names and dates into SQL filters (off: rank the whole scope, as the thesis did).
+    pub filters: bool,
+    /// Most patients a condition search returns.
+    pub condition_patients: usize,
+    /// Words the records use (None: not known): a concept's words the records never use
+    /// ("charted" in "the weight charted in 2017") are dropped from it.
+    pub known: Option<BTreeSet<String>>,
+}
+
+impl Default for SearchPlan {
+    fn default() -> Self {
+        SearchPlan {
+            mode: RetrievalMode::Hybrid,
+            condition_search: true,
+            ranked: true,
+            filters: true,
+            condition_patients: 10,
+            known: None,
+        }
+    }
+}
+
+/// What the Search agent found.
+#[derive(Clone, Debug, Default)]
+pub struct Found {
+    /// Patients the question names.
+    pub resolution: search::NameResolution,
+    /// The question, read.
+    pub analysis: super::question::QuestionAnalysis,
+    /// Documents, best first.
+    pub documents: Vec<RetrievedDocument>,
+}
+
+/// The Search agent: resolves names within the scope, then a condition search for a two-step
+/// question, summaries for an overview of a named patient, or ranked retrieval filtered to the
+/// named patients and dates.
+pub async fn find_documents(
+    pool: &sqlx::PgPool,
+    embedder: &EmbeddingService,
+    question: &str,
+    scope: &Scope,
+    plan: &SearchPlan,
+    k: usize,
+) -> Result<Found, AnswerError> {
+    let resolution = if plan.filters {
+        let probe = analyze(question, &BTreeSet::new());
+        search::resolve_names(pool, &probe.name_candidates, scope).await?
+    } else {
+        search::NameResolution::default()
+    };
+    find_documents_resolved(pool, embedder, question, scope, plan, k, resolution).await
+}
+
+/// [`find_documents`] with the names already resolved (within the scope).
+pub async fn find_documents_resolved(
+    pool: &sqlx::PgPool,
+    embedder: &EmbeddingService,
+    question: &str,
+    scope: &Scope,
+    plan: &SearchPlan,
+    k: usize,
+    resolution: search::NameResolution,
+) -> Result<Found, AnswerError> {
+    let mut analysis = analyze(question, &resolution.name_words);
+    if let Some(known) = &plan.known {
+        analysis.keep_known(known);
+    }
+    let found = |documents| Found {
+        resolution: resolution.clone(),
+        analysis: analysis.clone(),
+        documents,
+    };
+    if resolution.patients.is_empty() {
+        if let (true, Some(condition)) = (plan.condition_search, &analysis.condition) {
+            let patients =
+                search::condition_patients(pool, condition, scope, plan.condition_patients).await?;
+            if !patients.is_empty() {
+                return Ok(found(search::summaries(pool, &patients).await?));
+            }
+        }
+    } else if analysis.broad && analysis.months.is_empty() {
+        return Ok(found(search::summaries(pool, &resolution.patients).await?));
+    }
+    if !plan.ranked {
+        return Ok(found(Vec::new()));
+    }
+    // "The latest weight", "the first blood pressure": the newest (oldest) documents that
+    // mention it, not the most similar ones.
+    if let (Some(recency), false, true) = (
+        analysis.recency,
+        resolution.patients.is_empty(),
+        analysis.months.is_empty(),
+    ) {
+        let patients = scope
+            .narrow(&resolution.patients)
+            .keys()
+            .unwrap_or_default();
+        // Documents with a fact that holds the whole concept ("body temperature"), in the
+        // words the records use: a word they never use ("hi", "seen") would match nothing,
+        // and a concept none of whose words they use is left to the ranked search below
+        // (which then finds nothing that holds it).
+        let mut concept = super::question::concept_terms(&analysis);
+        if let Some(known) = &plan.known {
+            concept.retain(|t| known.contains(t));
+        }
+        let documents = search::by_day(
+            pool,
+            &patients,
+            &concept,
+            recency == super::question::Recency::Latest,
+            k,
+        )
+        .await?;
+        if !documents.is_empty() {
+            return Ok(found(documents));
+        }
+    }
+    let filter = RetrievalFilter {
+        patients: if resolution.patients.is_empty() {
+            scope.keys()
+        } else {
+            scope.narrow(&resolution.patients).keys()
+        },
+        // Never a day: see `QuestionAnalysis::months`.
+        summaries_only: false,
+        months: (plan.filters && !analysis.months.is_empty()).then(|| analysis.months.clone()),
+    };
+    // The embedder and the text search see the question without names.
+    let text = retrieval_text(question, &resolution.name_words, &[], 500);
+    let vector = embedder.embed(vec![text]).await?.pop().unwrap_or_default();
+    let mut documents = search::retrieve(
+        pool,
+        plan.mode,
+        &vector,
+        &tsquery_or(&analysis.terms),
+        &filter,
+        k,
+    )
+    .await?;
+    // A named patient's prescriptions, onsets and care plans of the days or months asked live
+    // in the summary with their own dates: they answer a dated question too.
+    if plan.filters && !resolution.patients.is_empty() {
+        let patients = scope
+            .narrow(&resolution.patients)
+            .keys()
+            .unwrap_or_default();
+        // After the ranked documents: the ranking stays what the retriever made it.
+        documents.extend(search::events(pool, &patients, &analysis.months).await?);
+    }
+    Ok(found(documents))
+}
+
+/// What the agents found, before the answer is sealed.
+#[derive(Debug, Default)]
+struct Draft {
+    policy: Option<Disclosure>,
+    status: Option<AnswerStatus>,
+    answer: String,
+    synthetic_query: String,
+    documents: Vec<i64>,
+    patients: BTreeSet<i64>,
+    llm_calls: u32,
+    findings: PrivacyFindings,
+    timings: Timings,
+    trace: Trace,
+    dp: Option<DpSpent>,
+    dp_audit: Option<serde_json::Value>,
+    /// A DP spend was charged for this answer: the published answer goes to its ledger row.
+    dp_charged: bool,
+    /// For "how many" about one patient: the events on the whole record (the retrieved
+    /// documents hold only some of them).
+    events: Option<usize>,
+}
+
+impl Draft {
+    fn settle(&mut self, outcome: policy::Outcome) {
+        self.status = Some(outcome.status);
+        self.answer = outcome.answer.to_string();
+        self.synthetic_query = outcome.synthetic_query.to_string();
+        self.findings.reason = Some(outcome.reason.to_string());
+    }
+}
+
+/// What happened inside one answer, for the evaluation harness only: it holds record text and is
+/// never logged or published.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// The retrieved documents' text, best first (the "original information").
+    pub retrieved: Vec<String>,
+    /// The synthetic document the answering step saw.
+    pub synthetic_document: String,
+}
+
+/// Answers queries. One per worker; cheap to share behind an `Arc`.
+pub struct AnswerEngine {
+    store: Store,
+    embedder: EmbeddingService,
+    backend: Backend,
+    config: AnswerConfig,
+    max_tokens: u32,
+    temperature: f32,
+    guard: PrivacyGuard,
+    per_requester: DefaultKeyedRateLimiter<String>,
+    llm_calls: DefaultDirectRateLimiter,
+    budget: Budget,
+    /// Key of the request digests (audit, DP ledger).
+    digests: DigestKey,
+    /// Whether answers are recorded (audit rows, the overlap control's memory): off for a dry
+    /// run, whose answers must not depend on, nor change, what was asked before.
+    record: bool,
+    /// The condition names the store holds, read at most once a minute (a cohort question's
+    /// condition is matched against them).
+    condition_names: tokio::sync::Mutex<Option<(Instant, usize, Arc<ConditionNames>)>>,
+}
+
+/// How long the condition names read from the store are used before they are read again.
+const CONDITION_NAMES_TTL: Duration = Duration::from_secs(60);
+
+fn nonzero(n: u32, what: &str) -> Result<NonZeroU32, AnswerError> {
+    NonZeroU32::new(n).ok_or_else(|| AnswerError::Config(format!("{what} must be at least 1")))
+}
+
+impl AnswerEngine {
+    /// The guard over the store's vault index and the limiters.
+    pub async fn new(
+        store: Store,
+        embedder: EmbeddingService,
+        backend: Backend,
+        config: AnswerConfig,
+        llm: &LlmConfig,
+    ) -> Result<Self, AnswerError> {
+        let guard = PrivacyGuard::new(Arc::new(PgVault::new(store.pool().clone())));
+        tracing::info!(backend = %backend.name(), "answer engine ready");
+        let per_requester = RateLimiter::keyed(
+            Quota::per_minute(nonzero(config.queries_per_minute, "--queries-per-minute")?)
+                .allow_burst(nonzero(config.query_burst, "--query-burst")?),
+        );
+        let llm_calls = RateLimiter::direct(Quota::per_minute(nonzero(
+            config.llm_calls_per_minute,
+            "--llm-calls-per-minute",
+        )?));
+        if config.k == 0 || config.k > config.max_k {
+            return Err(AnswerError::Config(format!(
+                "--k ({}) must be between 1 and --max-k ({})",
+                config.k, config.max_k
+            )));
+        }
+        if config.cohort_min_patients == 0 {
+            return Err(AnswerError::Config(
+                "--cohort-min-patients must be at least 1".into(),
+            ));
+        }
+        config.dp.validate().map_err(AnswerError::Config)?;
+        let budget = Budget::new(store.pool().clone(), config.dp.limits());
+        let digests = match &config.audit_key {
+            Some(key) => key.clone(),
+            None => {
+                tracing::warn!(
+                    "no --audit-key: request digests use a key of this process only (a DP \
+                     query id asked again after a restart or on another worker is refused)"
+                );
+                DigestKey::random()
+            }
+        };
+        Ok(AnswerEngine {
+            store,
+            embedder,
+            backend,
+            config,
+            max_tokens: llm.llm_max_tokens,
+            temperature: llm.llm_temperature,
+            guard,
+            per_requester,
+            llm_calls,
+            budget,
+            digests,
+            record: true,
+            condition_names: tokio::sync::Mutex::new(None),
+        })
+    }
+
+    /// The backend's name.
+    pub fn backend_name(&self) -> String {
+        self.backend.name()
+    }
+
+    /// This engine as a dry run: no audit row, and the overlap control neither reads nor writes
+    /// the cohorts answered before (each question is answered as if it were the first). A DP
+    /// question still spends from the budget: noise is never free.
+    pub fn dry_run(mut self) -> Self {
+        self.record = false;
+        self
+    }
+
+    /// Forgets the cohorts answered to `requester` (the overlap control's memory), for an
+    /// evaluation that asks its questions afresh.
+    pub async fn forget_cohorts(&self, requester: &str) -> Result<(), AnswerError> {
+        sqlx::query("DELETE FROM cohort_history WHERE requester_id = $1")
+            .bind(super::contract::requester_key(requester))
+            .execute(self.store.pool())
+            .await
+            .map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &AnswerConfig {
+        &self.config
+    }
+
+    /// The store it answers from.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The model backend.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// Takes one model call from the worker's budget; false when the wait would be too long.
+    async fn take_llm_call(&self) -> bool {
+        self.take_llm_calls(1).await
+    }
+
+    /// Takes `n` model calls from the worker's limit (at most a minute's allowance at once),
+    /// waiting up to `--llm-wait-ms`.
+    async fn take_llm_calls(&self, n: usize) -> bool {
+        let n = n.clamp(1, self.config.llm_calls_per_minute.max(1) as usize) as u32;
+        let Some(n) = std::num::NonZeroU32::new(n) else {
+            return false;
+        };
+        matches!(
+            tokio::time::timeout(
+                Duration::from_millis(self.config.llm_wait_ms),
+                self.llm_calls.until_n_ready(n),
+            )
+            .await,
+            Ok(Ok(()))
+        )
+    }
+
+    async fn call_model(
+        &self,
+        request: ChatRequest,
+        draft: &mut Draft,
+    ) -> Result<Option<String>, ()> {
+        let Backend::Model(model) = &self.backend else {
+            return Ok(None);
+        };
+        if !self.take_llm_call().await {
+            return Err(());
+        }
+        draft.llm_calls += 1;
+        match model.complete(request).await {
+            Ok(completion) => Ok(Some(completion.text)),
+            Err(e) => {
+                tracing::warn!(error = %e, "model call failed; falling back to rules");
+                Ok(None)
+            }
+        }
+    }
+
+    /// The keyed digest of what a query asks: its role, question, patient list (sorted), mode
+    /// and ε as sent. Two deliveries of one query id are the same request only when these agree.
+    fn request_digest(&self, query: &Query) -> [u8; 32] {
+        let mut patients = query.requester.patients.clone().unwrap_or_default();
+        patients.sort();
+        patients.dedup();
+        let patients = patients.join("\u{1f}");
+        let listed = [query.requester.patients.is_some() as u8];
+        let role = crate::text::fold(query.requester.role.trim());
+        let epsilon = query
+            .options
+            .epsilon
+            .map(f64::to_bits)
+            .unwrap_or(0)
+            .to_be_bytes();
+        self.digests.digest(&[
+            role.as_bytes(),
+            query.question.as_bytes(),
+            &listed,
+            patients.as_bytes(),
+            query.options.mode.as_str().as_bytes(),
+            &epsilon,
+        ])
+    }
+
+    /// Answers one query: the sealed answer (the only thing that may be published). Writes the
+    /// audit row. Errors are transient (database, model thread) and worth a retry.
+    pub async fn answer(&self, query: &Query) -> Result<Guarded<Answer>, AnswerError> {
+        Ok(self.answer_traced(query).await?.0)
+    }
+
+    /// [`AnswerEngine::answer`], plus what the agents saw and made (for evaluation).
+    pub async fn answer_traced(
+        &self,
+        query: &Query,
+    ) -> Result<(Guarded<Answer>, Trace), AnswerError> {
+        let started = Instant::now();
+        let mut draft = Draft::default();
+        // Requesters whose limit has refilled are forgotten: the limiter holds the requesters
+        // of about the last minute, however many ever asked.
+        if self.per_requester.len() > 1024 {
+            self.per_requester.retain_recent();
+            self.per_requester.shrink_to_fit();
+        }
+        if self.reuses_query_id(query).await? {
+            draft.settle(policy::QUERY_ID_REUSED);
+        } else if self
+            .per_requester
+            .check_key(&query.requester.key())
+            .is_err()
+        {
+            draft.status = Some(AnswerStatus::RateLimited);
+            draft.answer = format!(
+                "Too many questions from this requester (limit {} per minute); please ask again shortly.",
+                self.config.queries_per_minute
+            );
+        } else {
+            self.run_agents(query, &mut draft).await?;
+            self.read_otherwise(query, &mut draft).await?;
+        }
+        let status = draft.status.unwrap_or(AnswerStatus::NotFound);
+        let answer = Answer {
+            query_id: query.query_id.clone(),
+            status,
+            answer: std::mem::take(&mut draft.answer),
+            synthetic_query: std::mem::take(&mut draft.synthetic_query),
+            backend: self.backend.name(),
+            documents_used: draft.documents.len(),
+            llm_calls: draft.llm_calls,
+            privacy: PrivacySummary {
+                policy: draft
+                    .policy
+                    .map(Disclosure::as_str)
+                    .unwrap_or("none")
+                    .into(),
+                checks: vec!["synthesis".into(), "review".into()],
+                dp: draft.dp.take(),
+            },
+            timings: Timings::default(),
+            answered_at: chrono::Utc::now().to_rfc3339(),
+        };
+        let guard_started = Instant::now();
+        let sealed = self.guard.seal(answer).await?;
+        draft.timings.guard_ms = guard_started.elapsed().as_millis() as u64;
+        draft.timings.total_ms = started.elapsed().as_millis() as u64;
+        // Timings are set after sealing: they are numbers the worker measured, not text.
+        let mut sealed = sealed;
+        sealed.set_extra(draft.timings.clone());
+        let trace = std::mem::take(&mut draft.trace);
+        if draft.dp_charged {
+            // Kept even in a dry run: the spend happened, and a replay must get this answer.
+            let published = serde_json::to_value(sealed.value())
+                .map_err(|e| AnswerError::from(sqlx::Error::Decode(Box::new(e))))?;
+            self.budget
+                .publish(&query.requester.key(), &query.query_id, &published)
+                .await?;
+        }
+        if self.record {
+            self.audit(query, &sealed, &draft).await?;
+        }
+        Ok((sealed, trace))
+    }
+
+    /// A cohort question that offers its concept in two wordings ("a viral sore throat
+    /// (pharyngitis)", "physio / movement therapy") and found no group as first read is read in
+    /// each other wording ([`super::question::alternative_wordings`]) until one answers. Each
+    /// reading is a question the requester could ask; the one that answers goes through the
+    /// same k threshold and overlap control. Not for DP answers (each reading would spend) nor
+    /// for refusals (a question about a person stays refused).
+    async fn read_otherwise(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
+        if draft.policy != Some(Disclosure::Cohort)
+            || query.options.mode == Mode::Dp
+            || draft.dp_charged
+            || draft.status != Some(AnswerStatus::NotFound)
+        {
+            return Ok(());
+        }
+        for wording in super::question::alternative_wordings(&query.question) {
+            let other = Query {
+                question: wording,
+                ..query.clone()
+            };
+            let mut again = Draft::default();
+            self.run_agents(&other, &mut again).await?;
+            if again.status == Some(AnswerStatus::Answered) {
+                *draft = again;
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether this requester's query id was answered before for another request. A query is
+    /// audited once; a redelivery of the same request is answered again (and counted), but a
+    /// query id is never a way to ask something else under an audit row that says otherwise.
+    async fn reuses_query_id(&self, query: &Query) -> Result<bool, AnswerError> {
+        let stored: Option<Vec<u8>> = sqlx::query_scalar(
+            "SELECT request_digest FROM answer_audit WHERE query_id = $1 AND requester_id = $2
+             ORDER BY audit_id LIMIT 1",
+        )
+        .bind(&query.query_id)
+        .bind(query.requester.key())
+        .fetch_optional(self.store.pool())
+        .await?;
+        Ok(stored.is_some_and(|d| d != self.request_digest(query)))
+    }
+
+    async fn run_agents(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
+        let Some(disclosure) = policy::disclosure(&self.config, &query.requester) else {
+            draft.settle(policy::NO_ACCESS);
+            return Ok(());
+        };
+        draft.policy = Some(disclosure);
+        let pool = self.store.pool();
+        let scope = match &query.requester.patients {
+            Some(ids) => Scope::Patients(search::patient_keys(pool, ids).await?),
+            None => Scope::All,
+        };
+        let search_started = Instant::now();
+        // A cohort's population ("living women 65 or older") is read apart, and its words are
+        // not looked for as concepts.
+        let (population, asked) = match disclosure {
+            Disclosure::Cohort => super::population::read(&query.question),
+            Disclosure::CareTeam => (Population::default(), query.question.clone()),
+        };
+        let first = analyze(&asked, &BTreeSet::new());
+        // Which words the records use: this reads documents, never the vault.
+        let mut vocabulary: Vec<String> = first.capitalized.clone();
+        vocabulary.extend(first.terms.iter().cloned());
+        if let Some(condition) = &first.condition {
+            vocabulary.extend(crate::text::words(condition));
+        }
+        // Care teams also know their own patients' words; anyone else only words that at least
+        // k patients' records use.
+        let own = match (disclosure, &scope) {
+            (Disclosure::CareTeam, Scope::Patients(keys)) => Some(keys.as_slice()),
+            _ => None,
+        };
+        let known =
+            search::known_words(pool, &vocabulary, self.config.cohort_min_patients, own).await?;
+        let unknown_capitalized: Vec<&String> = first
+            .capitalized
+            .iter()
+            .filter(|w| !known.contains(*w))
+            .collect();
+        match disclosure {
+            Disclosure::Cohort => {
+                // "ICU", "HPV", "EpiPen": written as an abbreviation or a brand, not as a name;
+                // read as a concept the records do not use (the vault is never asked, so the
+                // reply cannot tell whether anyone bears such a name).
+                let unknown_names = unknown_capitalized
+                    .iter()
+                    .filter(|w| !written_as_an_abbreviation(&asked, w))
+                    .count();
+                if first.identifiers > 0 || !first.name_like.is_empty() || unknown_names > 0 {
+                    draft.settle(policy::COHORT_INDIVIDUAL);
+                    return Ok(());
+                }
+                let dp = query.options.mode == Mode::Dp
+                    || policy::has_role(&self.config.dp.dp_roles, &query.requester.role);
+                let first = self.cohort_analysis(first, &known, &scope, dp).await?;
+                let result = if dp {
+                    self.dp_cohort(query, &scope, &first, &population, &known, draft)
+                        .await
+                } else {
+                    self.cohort(
+                        &query.requester.key(),
+                        &scope,
+                        &first,
+                        &population,
+                        &known,
+                        draft,
+                    )
+                    .await
+                };
+                draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                // A cohort found by none of the question's words may be one of fewer than k
+                // patients (their words read as unknown) or none: the reply says so, and says
+                // which it is no more than the search did.
+                if draft.status == Some(AnswerStatus::NotFound) && draft.answer == NOT_FOUND_ANSWER
+                {
+                    draft.answer =
+                        super::respond::cohort_not_found(self.config.cohort_min_patients);
+                }
+                result
+            }
+            Disclosure::CareTeam => {
+                if first.identifiers > 0 {
+                    draft.settle(policy::NOT_ACCESSIBLE);
+                    return Ok(());
+                }
+                let mut resolution =
+                    search::resolve_names(pool, &first.name_candidates, &scope).await?;
+                if let Some(sex) = first.titled_sex {
+                    if search::keep_sex(pool, &mut resolution, sex).await? {
+                        draft.settle(policy::NOT_ACCESSIBLE);
+                        return Ok(());
+                    }
+                }
+                let resolved = |w: &String| {
+                    resolution.name_words.contains(w)
+                        || resolution
+                            .name_words
+                            .contains(&crate::text::strip_digits(w))
+                };
+                let unresolved_names = first.name_like.iter().any(|w| !resolved(w));
+                let unresolved_capitalized = unknown_capitalized.iter().any(|w| !resolved(w));
+                if unresolved_names || (resolution.patients.is_empty() && unresolved_capitalized) {
+                    draft.settle(policy::NOT_ACCESSIBLE);
+                    return Ok(());
+                }
+                if names_someone_else(&first.name_runs, &resolution, &known) {
+                    draft.settle(policy::NOT_ACCESSIBLE);
+                    return Ok(());
+                }
+                if resolution.ambiguous {
+                    draft.settle(policy::AMBIGUOUS);
+                    return Ok(());
+                }
+                // "his latest LDL", "the patient's allergies": a care team of one patient asks
+                // about that patient, as if it had named them (the latest reading, a verified
+                // absence); never for a name the vault did not resolve.
+                if let (true, true, Scope::Patients(keys)) = (
+                    resolution.patients.is_empty(),
+                    first.speaks_of_the_patient,
+                    &scope,
+                ) {
+                    if let [one] = keys.as_slice() {
+                        resolution.patients = vec![*one];
+                        resolution.words_of.insert(*one, BTreeSet::new());
+                    }
+                }
+                self.care_team(query, &scope, resolution, &known, search_started, draft)
+                    .await
+            }
+        }
+    }
+
+    /// A one-line synthetic document and its deterministic answer, through the Review agent
+    /// and then the responder.
+    async fn answer_line(
+        &self,
+        line: String,
+        synthetic: String,
+        template: String,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
+        let document = SyntheticDocument {
+            lines: vec![line],
+            document_ids: Vec::new(),
+        };
+        let Some((document, query)) = self.review(document, synthetic, draft).await? else {
+            return Ok(());
+        };
+        draft.synthetic_query = query.get().clone();
+        draft.trace.synthetic_document = document.get().text();
+        self.respond(&document, &query, template, draft).await;
+        Ok(())
+    }
+
+    /// Review of a synthetic document and query, with its own vault lookup. `None` (and a
+    /// refusal in the draft) when it cannot be made safe.
+    async fn review(
+        &self,
+        document: SyntheticDocument,
+        query: String,
+        draft: &mut Draft,
+    ) -> Result<Option<(Reviewed<SyntheticDocument>, Reviewed<String>)>, AnswerError> {
+        let started = Instant::now();
+        let mut texts: Vec<&str> = document.lines.iter().map(String::as_str).collect();
+        texts.push(&query);
+        let scanner = self.guard.scanner(&texts).await?;
+        let verdict = review_loop(document, query, &scanner, self.config.review_rounds);
+        draft.timings.review_ms += started.elapsed().as_millis() as u64;
+        match verdict {
+            Verdict::Passed {
+                document,
+                query,
+                corrections,
+                fixed,
+            } => {
+                draft.findings.review_corrections += corrections;
+                for (rule, n) in fixed {
+                    *draft.findings.review_findings.entry(rule).or_default() += n;
+                }
+                Ok(Some((document, query)))
+            }
+            Verdict::Refused { rules, corrections } => {
+                draft.findings.review_corrections += corrections;
+                draft.status = Some(AnswerStatus::Refused);
+                draft.answer = "The answer could not be de-identified safely.".into();
+                draft.findings.reason = Some(format!("review: {}", rules.join(", ")));
+                Ok(None)
+            }
+        }
+    }
+
+    async fn synthesize_and_answer(
+        &self,
+        documents: &[RetrievedDocument],
+        labels: &std::collections::BTreeMap<i64, String>,
+        analysis: &QuestionAnalysis,
+        synthetic: &str,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
+        // Synthesis.
+        let synthesis_started = Instant::now();
+        let candidates = candidates(documents, labels);
+        // Facts the rules cannot tie to the question do not answer it, whoever words the
+        // answer: no model call then (a model shown unrelated facts answers from them, "eye
+        // color" from the gender line). In incremental mode such a page is passed over for the
+        // next, so a question costs the calls of the page that answers it.
+        let by_rules = select_by_rules(&candidates, analysis, self.config.max_facts);
+        if by_rules.is_empty() {
+            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            return Ok(());
+        }
+        let mut chosen = Vec::new();
+        if self.config.llm_fact_selection && matches!(self.backend, Backend::Model(_)) {
+            let short = shortlist(&candidates, analysis, self.config.llm_shortlist);
+            // The sentences alone: who and when do not help choosing, and every token costs.
+            let lines = SyntheticDocument {
+                lines: short
+                    .iter()
+                    .map(|i| candidates[*i].sentence.clone())
+                    .collect(),
+                document_ids: Vec::new(),
+            };
+            // The model sees the shortlist only after Review passed it.
+            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+            let Some((reviewed, query)) = self.review(lines, synthetic.to_string(), draft).await?
+            else {
+                return Ok(());
+            };
+            match self
+                .call_model(select_request(&reviewed, &query), draft)
+                .await
+            {
+                Ok(Some(reply)) => {
+                    // Review may have dropped lines: choices are read among what the model saw.
+                    if reviewed.get().lines.len() == short.len() {
+                        chosen = parse_choice(&reply, &short);
+                        chosen.truncate(self.config.max_facts);
+                    }
+                }
+                Ok(None) => {}
+                Err(()) => {
+                    self.busy(draft);
+                    return Ok(());
+                }
+            }
+        } else {
+            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+        }
+        if chosen.is_empty() {
+            chosen = by_rules;
+        }
+        let document = assemble(&candidates, &chosen);
+        // A yes stands on a fact of what is asked, never on the reason it was asked for ("was
+        // he on metformin for the diabetes?" is not answered by the diabetes).
+        if analysis.form == super::question::AnswerForm::YesNo
+            && !super::respond::supports_yes(&document, analysis)
+        {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            return Ok(());
+        }
+        let Some((document, query)) = self.review(document, synthetic.to_string(), draft).await?
+        else {
+            return Ok(());
+        };
+        draft.synthetic_query = query.get().clone();
+        draft.documents = document.get().document_ids.clone();
+        draft.trace.synthetic_document = document.get().text();
+        // A count is said only as the whole record gives it, never from the retrieved part.
+        let lead = match (analysis.form, draft.events) {
+            (super::question::AnswerForm::Count, Some(n)) => format!("{n} on record. "),
+            (super::question::AnswerForm::Count, None) => String::new(),
+            (form, _) => super::respond::lead(document.get(), form, analysis.now),
+        };
+        let template = format!("{lead}{}", template_answer(document.get()));
+        self.respond(&document, &query, template, draft).await;
+        Ok(())
+    }
+
+    /// The answering step: the model (or the template) sees only the reviewed document and
+    /// query. A reply with a number or a content word that neither the document nor the query
+    /// holds is replaced by the template: a model may phrase, never add a fact.
+    async fn respond(
+        &self,
+        document: &Reviewed<SyntheticDocument>,
+        query: &Reviewed<String>,
+        template: String,
+        draft: &mut Draft,
+    ) {
+        let answer_started = Instant::now();
+        let reply = match self
+            .call_model(
+                answer_request(document, query, self.max_tokens, self.temperature),
+                draft,
+            )
+            .await
+        {
+            Ok(reply) => reply,
+            Err(()) => return self.busy(draft),
+        };
+        draft.timings.answer_ms += answer_started.elapsed().as_millis() as u64;
+        match reply {
+            Some(text) if says_not_found(&text) => {
+                draft.status = Some(AnswerStatus::NotFound);
+                draft.answer = NOT_FOUND_ANSWER.into();
+            }
+            Some(text)
+                if numbers_are_grounded(&text, document.get())
+                    && words_are_grounded(&text, document.get(), query.get()) =>
+            {
+                draft.status = Some(AnswerStatus::Answered);
+                draft.answer = crate::text::strip_control_sequences(&text);
+            }
+            _ => {
+                draft.status = Some(AnswerStatus::Answered);
+                draft.answer = template;
+            }
+        }
+    }
+
+    fn busy(&self, draft: &mut Draft) {
+        draft.status = Some(AnswerStatus::RateLimited);
+        draft.answer =
+            "The answering service is at its model-call limit; please ask again shortly.".into();
+    }
+
+    async fn audit(
+        &self,
+        query: &Query,
+        sealed: &Guarded<Answer>,
+        draft: &Draft,
+    ) -> Result<(), AnswerError> {
+        let answer = sealed.value();
+        let report = serde_json::json!({
+            "guard": sealed.report(),
+            "review_corrections": draft.findings.review_corrections,
+            "review_findings": draft.findings.review_findings,
+            "reason": draft.findings.reason,
+            "policy": answer.privacy.policy,
+            "dp": draft.dp_audit,
+        });
+        let patients: Vec<i64> = draft.patients.iter().copied().collect();
+        sqlx::query(
+            "INSERT INTO answer_audit (query_id, requester_id, requester_role, status, backend,
+                 request_digest, document_ids, patient_keys, llm_calls, guard_report, total_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        )
+        .bind(&query.query_id)
+        .bind(query.requester.key())
+        .bind(&query.requester.role)
+        .bind(answer.status.as_str())
+        .bind(&answer.backend)
+        .bind(self.request_digest(query).to_vec())
+        .bind(&draft.documents)
+        .bind(&patients)
+        .bind(answer.llm_calls as i32)
+        .bind(report)
+        .bind(answer.timings.total_ms as i64)
+        .execute(self.store.pool())
+        .await?;
+        Ok(())
+    }
+}

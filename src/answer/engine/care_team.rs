@@ -1,0 +1,622 @@
+//! The care-team path: a clinician's (or a patient app's) question about patients of its own
+//! list. Names resolved against the list, the record's own facts retrieved, ages as bands,
+//! deaths by month, trends and extremes over the list's patients.
+
+use super::*;
+
+/// Whether a name the question writes in full ("Jane Smith") is not the whole name of one
+/// listed patient, though one of its words matches one ("Mary Smith" on the list): then it names
+/// somebody else (a patient outside the list, or nobody), and answering with the listed
+/// patient's record would be about the wrong person. Words the records use ("Smith fracture")
+/// are not names, except right before a matched name ("Camila Ankunding": Camila is also a
+/// drug the records name, and here a first name). A run none of whose words matched is left to
+/// the other checks.
+pub(super) fn names_someone_else(
+    runs: &[Vec<String>],
+    resolution: &search::NameResolution,
+    known: &BTreeSet<String>,
+) -> bool {
+    let matched = |w: &String, words: &BTreeSet<String>| {
+        words.contains(w) || words.contains(&crate::text::strip_digits(w))
+    };
+    runs.iter().any(|run| {
+        let names: Vec<&String> = run
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| {
+                !known.contains(*w)
+                    || run.get(i + 1).is_some_and(|next| {
+                        !known.contains(next) && matched(next, &resolution.name_words)
+                    })
+            })
+            .map(|(_, w)| w)
+            .collect();
+        let touches = names.iter().any(|w| matched(w, &resolution.name_words));
+        touches
+            && !resolution
+                .words_of
+                .values()
+                .any(|words| names.iter().all(|w| matched(w, words)))
+    })
+}
+
+/// Whether a care-team question asks about the patient's death: when, or of what.
+pub(super) fn asks_death(question: &str) -> bool {
+    static DEATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:die|died|death|pass\s+away|passed\s+away|deceased)\b")
+            .expect("valid death regex")
+    });
+    // "Her last flu jab before she died", "was X still on her list when she died": the death
+    // dates another question; "what did she die of" still asks about it.
+    static AS_A_TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b",
+        )
+        .expect("valid regex")
+    });
+    static ABOUT_IT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\bcause\b|\bwhy\b|\bof\s+what\b|\bwhat\s+(?:did|killed)\b|\bhow\s+did\s+(?:she|he|they)\s+die\b")
+            .expect("valid regex")
+    });
+    DEATH.is_match(question) && (!AS_A_TIME.is_match(question) || ABOUT_IT.is_match(question))
+}
+
+/// Whether every place `question` writes `word` (folded) writes it in capitals ("ICU") or with a
+/// capital inside ("EpiPen"): an abbreviation or a brand, as cohort questions name concepts.
+pub(super) fn written_as_an_abbreviation(question: &str, word: &str) -> bool {
+    let mut seen = false;
+    for token in question.split(|c: char| !c.is_alphanumeric()) {
+        if token.to_lowercase() != word {
+            continue;
+        }
+        seen = true;
+        let letters: Vec<char> = token.chars().filter(|c| c.is_alphabetic()).collect();
+        let capitals = letters.iter().filter(|c| c.is_uppercase()).count();
+        let all_capitals = letters.len() >= 2 && capitals == letters.len();
+        let capital_inside = letters.iter().skip(1).any(|c| c.is_uppercase())
+            && letters.iter().any(|c| c.is_lowercase())
+            && letters.len() >= 4;
+        if !(all_capitals || capital_inside) {
+            return false;
+        }
+    }
+    seen
+}
+
+impl AnswerEngine {
+    /// A care team's question about its patients.
+    pub(super) async fn care_team(
+        &self,
+        query: &Query,
+        scope: &Scope,
+        resolution: search::NameResolution,
+        known: &BTreeSet<String>,
+        search_started: Instant,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
+        // The patient named, or the care team's only patient ("How old is the patient?").
+        let only = match (resolution.patients.as_slice(), scope) {
+            ([one], _) => Some(*one),
+            ([], Scope::Patients(keys)) if keys.len() == 1 => Some(keys[0]),
+            _ => None,
+        };
+        if let (Some(patient), true) = (only, crate::answer::question::asks_age(&query.question)) {
+            draft.patients.insert(patient);
+            draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+            return self.age(patient, draft).await;
+        }
+        if let (Some(patient), true) = (only, asks_death(&query.question)) {
+            draft.patients.insert(patient);
+            draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+            return self.death(patient, draft).await;
+        }
+        if resolution.patients.is_empty() {
+            if let Some(extreme) = crate::answer::question::extreme(&query.question) {
+                if self.extreme(query, scope, known, extreme, draft).await? {
+                    draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                    return Ok(());
+                }
+            }
+        }
+        let k = query
+            .options
+            .k
+            .unwrap_or(self.config.k)
+            .min(self.config.max_k) as usize;
+        let plan = SearchPlan {
+            condition_patients: self.config.condition_patients,
+            known: Some(known.clone()),
+            ..SearchPlan::default()
+        };
+        let Found {
+            resolution,
+            analysis,
+            documents,
+        } = find_documents_resolved(
+            self.store.pool(),
+            &self.embedder,
+            &query.question,
+            scope,
+            &plan,
+            k,
+            resolution,
+        )
+        .await?;
+        draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+        if let ([patient], Some(asked)) = (
+            resolution.patients.as_slice(),
+            crate::answer::trend::asked(&query.question),
+        ) {
+            if self.trend(*patient, &analysis, asked, draft).await? {
+                draft.patients.insert(*patient);
+                return Ok(());
+            }
+        }
+        if let (crate::answer::question::AnswerForm::Count, [patient]) =
+            (analysis.form, resolution.patients.as_slice())
+        {
+            if let Some(concept) = crate::answer::question::named_concepts(&analysis, known).first()
+            {
+                // "How many ear infections": the episodes (conditions), not also the visits and
+                // prescriptions that give one as their reason; "how many dialysis sessions":
+                // the procedures. The first kind of fact that names the concept is counted.
+                const KINDS: &[&[&str]] = &[
+                    &["Condition"],
+                    &["Procedure"],
+                    &["Immunization"],
+                    &["MedicationRequest"],
+                    &["Encounter"],
+                    &[],
+                ];
+                for kinds in KINDS {
+                    let filter = crate::answer::cohort::ConceptFilter {
+                        terms: concept,
+                        kinds,
+                        months: &analysis.months,
+                        since: analysis.since,
+                        before: analysis.before,
+                        active: false,
+                    };
+                    let events =
+                        crate::answer::cohort::concept_events(self.store.pool(), *patient, &filter)
+                            .await?;
+                    if events > 0 {
+                        draft.events = Some(events);
+                        break;
+                    }
+                }
+            }
+        }
+        draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
+        draft.patients.extend(resolution.patients.iter().copied());
+        let subject = match resolution.patients.len() {
+            0 => "the patients",
+            1 => "the patient",
+            _ => "the named patients",
+        };
+        let synthetic = render_query(subject, &analysis.terms, known, &analysis.months);
+        // "Lane's active meds?", "what is she allergic to?" of a patient whose record holds no
+        // fact of that kind at all: that is the answer, not other facts the search brought.
+        if let ([patient], Some((kind, resource_type))) = (
+            resolution.patients.as_slice(),
+            crate::answer::question::asked_kind_only(&analysis),
+        ) {
+            let any: bool = sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1 AND resource_type = $2)",
+            )
+            .bind(patient)
+            .bind(resource_type)
+            .fetch_one(self.store.pool())
+            .await?;
+            if !any {
+                draft.patients.insert(*patient);
+                draft.status = Some(AnswerStatus::NotFound);
+                draft.answer = format!("No {kind} is on record for the patient.");
+                draft.synthetic_query = synthetic;
+                return Ok(());
+            }
+        }
+        // For one named patient of the requester's own, "not found" says what is missing, but
+        // only after the whole record was searched for it: a concept on record that the
+        // retrieved documents did not answer is "could not answer", never "nothing on record".
+        // A yes/no question asks about its items, not the reason it gives ("was he on metformin
+        // for the diabetes?": whether metformin is on record).
+        let asked = if analysis.form == crate::answer::question::AnswerForm::YesNo {
+            analysis.yes_items()
+        } else {
+            analysis.clone()
+        };
+        let missing = match (
+            resolution.patients.as_slice(),
+            crate::answer::question::not_on_record(&asked, known),
+        ) {
+            ([patient], Some(absent)) => {
+                let concepts = crate::answer::question::named_concepts(&asked, known);
+                let mut on_record = false;
+                for concept in &concepts {
+                    if !search::by_day(self.store.pool(), &[*patient], concept, true, 1)
+                        .await?
+                        .is_empty()
+                    {
+                        on_record = true;
+                        break;
+                    }
+                }
+                // No fact holds a whole concept; "nothing about mmr doses" is still said only
+                // when no fact holds any of its words either: a record that speaks of "MMR"
+                // (or "brain" for "traumatic brain injury") may answer in words the question
+                // did not use, and a confident "nothing" would then be false.
+                let mut partly = Vec::new();
+                if !on_record {
+                    for term in concepts.iter().flatten() {
+                        if !partly.contains(term)
+                            && !search::by_day(
+                                self.store.pool(),
+                                &[*patient],
+                                std::slice::from_ref(term),
+                                true,
+                                1,
+                            )
+                            .await?
+                            .is_empty()
+                        {
+                            partly.push(term.clone());
+                        }
+                    }
+                }
+                Some(if on_record {
+                    crate::answer::question::on_record_but_unanswered(&asked, known)
+                } else if !partly.is_empty() {
+                    crate::answer::question::on_record_in_part(&asked, known, &partly)
+                } else if analysis.form == crate::answer::question::AnswerForm::YesNo {
+                    format!("No. {absent}")
+                } else {
+                    absent
+                })
+            }
+            _ => None,
+        };
+        if documents.is_empty() {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = missing.unwrap_or_else(|| NOT_FOUND_ANSWER.into());
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        }
+        draft
+            .patients
+            .extend(documents.iter().map(|d| d.patient_key));
+        // Per-answer labels, in order of relevance.
+        let labels = labels(documents.iter().map(|d| d.patient_key));
+
+        // Incremental mode: one document at a time until one answers.
+        let batches: Vec<&[RetrievedDocument]> = match query.options.mode {
+            // DP is for cohort roles; a care team's answer is about its own patients.
+            Mode::Synthetic | Mode::Dp => vec![&documents[..]],
+            Mode::Incremental => documents.chunks(1).collect(),
+        };
+        for batch in batches {
+            self.synthesize_and_answer(batch, &labels, &analysis, &synthetic, draft)
+                .await?;
+            if draft.status != Some(AnswerStatus::NotFound) {
+                break;
+            }
+        }
+        if draft.synthetic_query.is_empty() {
+            draft.synthetic_query = synthetic;
+        }
+        if let (Some(AnswerStatus::NotFound), Some(missing)) = (draft.status, missing) {
+            if draft.answer == NOT_FOUND_ANSWER {
+                draft.answer = missing;
+            }
+        }
+        Ok(())
+    }
+
+    /// "Is she losing weight?": the reading the question names, the last value of each year over
+    /// the last years of the record (or since the year asked), and which way it went. `false`,
+    /// with nothing settled, when no reading of two years or more answers.
+    pub(super) async fn trend(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+        asked: crate::answer::trend::Asked,
+        draft: &mut Draft,
+    ) -> Result<bool, AnswerError> {
+        use crate::privacy::generalize::Reading;
+        let facts =
+            crate::answer::cohort::facts_of(self.store.pool(), &[patient], "Observation").await?;
+        // code → (the reading's wording, its dated values)
+        let mut codes: std::collections::BTreeMap<
+            String,
+            (Reading, Vec<(chrono::NaiveDate, f64)>),
+        > = std::collections::BTreeMap::new();
+        for (_, day, sentences) in &facts {
+            let Some(day) = day else { continue };
+            // Any reading that holds a word of the question ("losing", "past" hold none); the
+            // code naming the most of them is chosen below.
+            let words = crate::answer::question::line_terms(sentences);
+            if !analysis.terms.iter().any(|t| words.contains(t)) {
+                continue;
+            }
+            let Some(at) = sentences.find("Code is ") else {
+                continue;
+            };
+            let rest = &sentences[at + "Code is ".len()..];
+            let end = rest.find(". ").unwrap_or(rest.len());
+            let code = rest[..end].trim_end_matches('.').to_string();
+            let reading = Reading::parse(rest[end..].trim_start_matches(['.', ' ']));
+            if reading.values.len() != 1 {
+                continue;
+            }
+            let entry = codes
+                .entry(code)
+                .or_insert_with(|| (reading.clone(), Vec::new()));
+            if entry.0.template == reading.template {
+                entry.1.push((*day, reading.values[0]));
+            }
+        }
+        let matched = |code: &str| {
+            let words = crate::answer::question::line_terms(code);
+            analysis.terms.iter().filter(|t| words.contains(*t)).count()
+        };
+        let best = codes.keys().map(|c| matched(c)).max().unwrap_or(0);
+        if best == 0 {
+            return Ok(false);
+        }
+        let Some((code, (reading, values))) = codes
+            .into_iter()
+            .max_by_key(|(code, (_, values))| (matched(code), values.len()))
+        else {
+            return Ok(false);
+        };
+        let since = analysis.since.map(|d| chrono::Datelike::year(&d));
+        let series = crate::answer::trend::window(&crate::answer::trend::yearly(&values), since);
+        let answer = crate::answer::trend::sentence(&code, &reading, &series, asked);
+        if answer.is_empty() {
+            return Ok(false);
+        }
+        let line = format!("The patient, overall record: {answer}");
+        let synthetic = format!("How has the patient's {code} changed over the years?");
+        let template = format!("From the de-identified record (values rounded): {answer}");
+        self.answer_line(line, synthetic, template, draft).await?;
+        Ok(true)
+    }
+
+    /// "Which of my patients has the highest BMI?": the highest (lowest) of each patient's
+    /// latest reading over the patients the requester may see (those with the question's
+    /// condition, when it names one). Which patient it is is never said (the audit records
+    /// it). `false`, with nothing settled, when no reading answers: the question then takes
+    /// the ordinary path ("the highest dose of lisinopril").
+    pub(super) async fn extreme(
+        &self,
+        query: &Query,
+        scope: &Scope,
+        known: &BTreeSet<String>,
+        extreme: crate::answer::question::Extreme,
+        draft: &mut Draft,
+    ) -> Result<bool, AnswerError> {
+        let mut analysis = analyze(&query.question, &BTreeSet::new());
+        // "Which patient has the highest BMI": what follows "has" is the reading, not a
+        // condition.
+        if analysis
+            .condition
+            .as_deref()
+            .is_some_and(|c| crate::answer::question::extreme(c).is_some())
+        {
+            analysis.condition = None;
+        }
+        // The care team's own patients' condition names, any one of them.
+        let names = self.condition_names(scope, 1).await?;
+        let analysis = read_cohort(analysis, known, Some(&names));
+        let pool = self.store.pool();
+        let (condition, synthetic, unknown) = cohort_subject(&analysis, known);
+        if unknown {
+            return Ok(false);
+        }
+        let patients = crate::answer::cohort::cohort(pool, scope, condition.as_deref()).await?;
+        let facts = crate::answer::cohort::observations_naming(pool, &patients, &analysis).await?;
+        let Some((line, patient)) =
+            crate::answer::cohort::extreme_reading(&facts, &analysis, extreme)
+        else {
+            return Ok(false);
+        };
+        draft.patients.insert(patient);
+        let template = format!(
+            "{line} Answers never say which patient a value is; ask about a patient by name \
+             for their record."
+        );
+        self.answer_line(line, synthetic, template, draft).await?;
+        Ok(true)
+    }
+
+    /// "How old is …": the ten-year age band (90 and over as one), from the vault's birth date
+    /// and, for a patient who died, the day of death the record gives. The birth date itself
+    /// never leaves; a band is what HIPAA's Safe Harbor lets an age be.
+    pub(super) async fn age(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
+        let pool = self.store.pool();
+        // The vault computes the decade (at death, or today); the birth date never leaves it.
+        let decade: Option<i32> = sqlx::query_scalar("SELECT vault.age_decade($1)")
+            .bind(patient)
+            .fetch_one(pool)
+            .await
+            .map_err(StoreError::from)?;
+        let synthetic = "What does the record of the patient say about age?".to_string();
+        let Some(decade) = decade else {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        };
+        let died: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'
+               AND sentences ~ 'The patient died on [0-9]{4}-[0-9]{2}-[0-9]{2}')",
+        )
+        .bind(patient)
+        .fetch_one(pool)
+        .await
+        .map_err(StoreError::from)?;
+        let death = died.then_some(());
+        let band = crate::privacy::generalize::age_band(decade.max(0) as u32);
+        // "90 or older" is open-ended: "90 years or older", never "90 or older years old".
+        let open = band.ends_with("or older");
+        let band = if open {
+            band.replace(" or older", " years or older")
+        } else {
+            format!("{band} years")
+        };
+        let (line, template) = match death {
+            Some(_) => (
+                format!("The patient, overall record: Age at death is {band}"),
+                format!("The patient died aged {band}."),
+            ),
+            None => (
+                format!("The patient, overall record: Age is {band}"),
+                if open {
+                    format!("The patient is {band}.")
+                } else {
+                    format!("The patient is {band} old.")
+                },
+            ),
+        };
+        self.answer_line(line, synthetic, template, draft).await
+    }
+
+    /// "When did he pass away?", "What did she die of?": the month of death the Patient record
+    /// gives and the cause of death on its certificate, when recorded. A record that says no
+    /// death is answered so (the whole Patient record was read).
+    pub(super) async fn death(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
+        let pool = self.store.pool();
+        let synthetic = "What does the record of the patient say about death?".to_string();
+        let died: Option<String> = sqlx::query_scalar(
+            "SELECT substring(sentences FROM 'The patient died on ([0-9]{4}-[0-9]{2}-[0-9]{2})')
+             FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'",
+        )
+        .bind(patient)
+        .fetch_optional(pool)
+        .await
+        .map_err(StoreError::from)?
+        .flatten();
+        let deceased = died.is_some()
+            || sqlx::query_scalar::<_, bool>(
+                "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1
+                   AND resource_type = 'Patient' AND sentences LIKE '%The patient is deceased%')",
+            )
+            .bind(patient)
+            .fetch_one(pool)
+            .await
+            .map_err(StoreError::from)?;
+        if !deceased {
+            let line = "The patient, overall record: No death is recorded".to_string();
+            let template = "No death is recorded for the patient.".to_string();
+            return self.answer_line(line, synthetic, template, draft).await;
+        }
+        let cause: Option<String> = sqlx::query_scalar(
+            "SELECT substring(sentences FROM 'Code is Cause of Death[^.]*\\. Value is ([^.]+)')
+             FROM facts WHERE patient_key = $1 AND resource_type = 'Observation'
+               AND sentences LIKE '%Cause of Death%'
+             ORDER BY day DESC NULLS LAST LIMIT 1",
+        )
+        .bind(patient)
+        .fetch_optional(pool)
+        .await
+        .map_err(StoreError::from)?
+        .flatten();
+        let when = died
+            .as_deref()
+            .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+            .map(crate::text::dates::month_year);
+        let mut said = match &when {
+            Some(when) => format!("The patient died in {when}"),
+            None => "The patient is deceased".to_string(),
+        };
+        if let Some(cause) = &cause {
+            said.push_str(&format!(
+                "; the cause of death recorded is {}",
+                cause.trim()
+            ));
+        }
+        let line = format!("The patient, overall record: {said}");
+        let template = format!("From the de-identified record (dates by month): {said}.");
+        self.answer_line(line, synthetic, template, draft).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_death_that_dates_another_question_is_not_asked_about() {
+        for asked in [
+            "when did she die?",
+            "what did he die of?",
+            "cause of death?",
+            "is she deceased",
+            "when she died, what was the cause?",
+        ] {
+            assert!(asks_death(asked), "{asked}");
+        }
+        for dating in [
+            "her last flu jab before she died - when was it?",
+            "was astemizole still on her active list when she died?",
+            "was his LDL climbing in the years before he died?",
+            "dementia meds Ginny was on when she died?",
+            "weight at her death?",
+        ] {
+            assert!(!asks_death(dating), "{dating}");
+        }
+    }
+
+    #[test]
+    fn a_full_name_must_be_one_listed_patients_whole_name() {
+        let set = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<BTreeSet<_>>();
+        // Mary Smith (1) and Jane Doe (2) are listed.
+        let resolution = |words_of: &[(i64, &[&str])]| search::NameResolution {
+            patients: words_of.iter().map(|(k, _)| *k).collect(),
+            name_words: words_of.iter().flat_map(|(_, w)| set(w)).collect(),
+            words_of: words_of.iter().map(|(k, w)| (*k, set(w))).collect(),
+            ambiguous: false,
+        };
+        let runs = |q: &str| analyze(q, &BTreeSet::new()).name_runs;
+        let known = set(&["fracture"]);
+        // "Jane Smith": Smith matched Mary Smith, Jane is nobody's first name there.
+        assert!(names_someone_else(
+            &runs("What is Jane Smith's latest weight?"),
+            &resolution(&[(1, &["smith"])]),
+            &known
+        ));
+        // Each word matched a different listed patient: still nobody's whole name.
+        assert!(names_someone_else(
+            &runs("Does Jane Smith have asthma?"),
+            &resolution(&[(1, &["smith"]), (2, &["jane"])]),
+            &known
+        ));
+        // The listed patient's own full name, a surname alone, a record word beside it.
+        assert!(!names_someone_else(
+            &runs("What is Mary Smith's latest weight?"),
+            &resolution(&[(1, &["mary", "smith"])]),
+            &known
+        ));
+        assert!(!names_someone_else(
+            &runs("Has Mrs. Smith had a flu shot?"),
+            &resolution(&[(1, &["smith"])]),
+            &known
+        ));
+        // A record word written as the first name before a listed surname is a first name.
+        assert!(names_someone_else(
+            &runs("Camila Smith - sepsis back in the 40s?"),
+            &resolution(&[(1, &["smith"])]),
+            &set(&["camila", "sepsis"])
+        ));
+        assert!(!names_someone_else(
+            &runs("Camila Smith - sepsis back in the 40s?"),
+            &resolution(&[(1, &["camila", "smith"])]),
+            &set(&["camila", "sepsis"])
+        ));
+        assert!(!names_someone_else(
+            &runs("Did Smith Fracture heal for Mary Smith?"),
+            &resolution(&[(1, &["mary", "smith"])]),
+            &known
+        ));
+    }
+}

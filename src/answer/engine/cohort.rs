@@ -1,0 +1,424 @@
+//! The cohort path: counts and medians over groups of at least k patients, for cohort roles,
+//! with the overlap control that keeps two answers from describing the few patients between
+//! them.
+
+use super::*;
+
+/// The condition of a cohort question as the records word it (unknown words, which could be
+/// names, left out), and the synthetic query rendered from the analysed question.
+///
+/// Also whether the question names a condition with a naming word the records of k patients
+/// never use ("cystic fibrosis" where nobody has it, "asthma and diabetes" where asthma is
+/// rarer): that cohort is empty or smaller than k, and it must read like any cohort under k,
+/// never like the whole population or a wider condition.
+pub(super) fn cohort_subject(
+    analysis: &QuestionAnalysis,
+    known: &BTreeSet<String>,
+) -> (Option<String>, String, bool) {
+    // The condition as the records word it (unknown words, which could be names, left out).
+    // Known as written or in the canonical form the analysis looked up ("sinusitis" is looked
+    // up as "sinusiti").
+    let is_known = |w: &String| {
+        known.contains(w) || {
+            let terms = crate::answer::question::line_terms(w);
+            !terms.is_empty() && terms.iter().all(|t| known.contains(t))
+        }
+    };
+    let condition: Option<String> = analysis.condition.as_ref().and_then(|c| {
+        let words: Vec<String> = crate::text::words(c)
+            .into_iter()
+            .filter(|w| is_known(w) && !crate::answer::question::is_not_condition(w))
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    });
+    // A naming word the records (of k patients) never use: no patient holds that condition
+    // ("cystic fibrosis"; "asthma and diabetes" where asthma is rarer is not "diabetes").
+    let unknown = analysis.condition.as_deref().is_some_and(|c| {
+        crate::text::words(c)
+            .iter()
+            .any(|w| !is_known(w) && crate::answer::question::names_something(w))
+    });
+    let subject = match &condition {
+        Some(c) => format!("patients with {c}"),
+        None => "the patients".to_string(),
+    };
+    // The condition is the subject already, not a topic.
+    let condition_terms =
+        crate::answer::question::line_terms(analysis.condition.as_deref().unwrap_or(""));
+    let topic: Vec<String> = analysis
+        .terms
+        .iter()
+        .filter(|t| !condition_terms.contains(*t))
+        .cloned()
+        .collect();
+    let synthetic = render_query(&subject, &topic, known, &[]);
+    (condition, synthetic, unknown)
+}
+
+/// Whether a cohort question asks for a count or a number (DP aggregates), not a text.
+pub(super) fn asks_for_figures(question: &str) -> bool {
+    let words = crate::text::words(question);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    (has("how") && (has("many") || has("much")))
+        || [
+            "number",
+            "count",
+            "median",
+            "average",
+            "mean",
+            "percentage",
+            "percent",
+            "proportion",
+            "share",
+        ]
+        .iter()
+        .any(|w| has(w))
+}
+
+/// The condition of a cohort question as the records word it (what [`dp_voters`] takes).
+pub async fn cohort_condition(
+    pool: &sqlx::PgPool,
+    question: &str,
+    min_patients: usize,
+) -> Result<Option<String>, AnswerError> {
+    let analysis = analyze(question, &BTreeSet::new());
+    let mut vocabulary: Vec<String> = analysis.terms.clone();
+    if let Some(condition) = &analysis.condition {
+        vocabulary.extend(crate::text::words(condition));
+    }
+    let known = search::known_words(pool, &vocabulary, min_patients, None).await?;
+    // DP answers: the cohort follows the question's grammar alone (see `cohort_analysis`).
+    let analysis = read_cohort(analysis, &known, None);
+    Ok(cohort_subject(&analysis, &known).0)
+}
+
+/// A cohort question as the cohort path reads it: the context words the records never use
+/// dropped, and its condition matched against `names` when given.
+pub(super) fn read_cohort(
+    mut analysis: QuestionAnalysis,
+    known: &BTreeSet<String>,
+    names: Option<&ConditionNames>,
+) -> QuestionAnalysis {
+    analysis.keep_known(known);
+    if let Some(condition) = names.and_then(|names| named_condition(&analysis, names)) {
+        analysis.condition = Some(condition);
+    }
+    analysis
+}
+
+impl AnswerEngine {
+    /// The condition names the patients of `scope` hold, a run of words read as one only when
+    /// at least `min_patients` of them hold it: never a rarer condition, nor one outside the
+    /// scope, so that which condition a question is read as tells nothing a count would not. The whole store's are cached for
+    /// [`CONDITION_NAMES_TTL`]; a list of patients' are read each time.
+    pub(super) async fn condition_names(
+        &self,
+        scope: &Scope,
+        min_patients: usize,
+    ) -> Result<Arc<ConditionNames>, AnswerError> {
+        let read = || async {
+            Ok::<_, AnswerError>(Arc::new(ConditionNames::new(
+                search::condition_names(self.store.pool(), scope).await?,
+                min_patients,
+            )))
+        };
+        if !matches!(scope, Scope::All) {
+            return read().await;
+        }
+        let mut cached = self.condition_names.lock().await;
+        if let Some((at, min, names)) = cached.as_ref() {
+            if *min == min_patients && at.elapsed() < CONDITION_NAMES_TTL {
+                return Ok(names.clone());
+            }
+        }
+        let names = read().await?;
+        *cached = Some((Instant::now(), min_patients, names.clone()));
+        Ok(names)
+    }
+
+    /// [`read_cohort`] with the condition names at least k patients of the scope hold. A DP
+    /// answer keeps to the question's grammar: which cohort it counts must not hang on an
+    /// un-noised count of the store.
+    pub(super) async fn cohort_analysis(
+        &self,
+        analysis: QuestionAnalysis,
+        known: &BTreeSet<String>,
+        scope: &Scope,
+        dp: bool,
+    ) -> Result<QuestionAnalysis, AnswerError> {
+        if dp {
+            return Ok(read_cohort(analysis, known, None));
+        }
+        let names = self
+            .condition_names(scope, self.config.cohort_min_patients.max(1))
+            .await?;
+        Ok(read_cohort(analysis, known, Some(&names)))
+    }
+
+    /// A cohort role's question: aggregates over at least k patients, never an individual.
+    pub(super) async fn cohort(
+        &self,
+        requester: &str,
+        scope: &Scope,
+        analysis: &QuestionAnalysis,
+        population: &Population,
+        known: &BTreeSet<String>,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
+        let k = self.config.cohort_min_patients;
+        let days = self.config.cohort_overlap_days;
+        let pool = self.store.pool();
+        // "How many … in 2019 / since 2018 / currently": the condition reading counts over all
+        // time, so a count bound in time is taken by the concepts, dated, first.
+        let timed = analysis.now
+            || !analysis.months.is_empty()
+            || analysis.since.is_some()
+            || analysis.before.is_some();
+        let (condition, synthetic, unknown) = cohort_subject(analysis, known);
+        // "How many patients were prescribed tramadol?": no condition to group by, a drug to
+        // count; the whole store's medication list would answer another question. (Allergies
+        // and vaccines are listed with their counts, which answer.)
+        let concept_only = condition.is_none()
+            && crate::answer::question::asks_concept(analysis)
+            && analysis.terms.iter().any(|t| t == "medication");
+        if analysis.form == crate::answer::question::AnswerForm::Count
+            && (timed || concept_only)
+            && self
+                .concept_count(requester, scope, analysis, population, known, draft)
+                .await?
+        {
+            return Ok(());
+        }
+        let mut patients = if unknown {
+            Vec::new()
+        } else {
+            crate::answer::cohort::cohort(pool, scope, condition.as_deref()).await?
+        };
+        patients.sort_unstable();
+        patients.dedup();
+        let patients = crate::answer::population::filter(pool, &patients, population).await?;
+        // The cohort as the overlap control remembers it: its condition and its population.
+        let remembered = match (condition.as_deref(), population.is_everyone()) {
+            (c, true) => c.unwrap_or("").to_string(),
+            (c, false) => format!("{} {}", population.describe("patients"), c.unwrap_or("")),
+        };
+        if patients.len() >= k.max(1) {
+            let asked = crate::answer::cohort::AskedCohort {
+                requester: requester.to_string(),
+                list: match scope {
+                    Scope::All => None,
+                    Scope::Patients(keys) => {
+                        let mut keys = keys.clone();
+                        keys.sort_unstable();
+                        keys.dedup();
+                        Some(keys)
+                    }
+                },
+                condition: &remembered,
+                patients: &patients,
+            };
+            if self.record && crate::answer::cohort::overlap(pool, &asked, k, days).await? {
+                draft.settle(policy::COHORT_OVERLAP);
+                draft.synthetic_query = synthetic;
+                return Ok(());
+            }
+        }
+        let document = crate::answer::cohort::aggregate(
+            pool,
+            &patients,
+            analysis,
+            condition.as_deref(),
+            population,
+            k,
+        )
+        .await?;
+        // No cohort by the condition reading: a "how many" may still name another concept.
+        if document.as_ref().is_none_or(|d| d.lines.is_empty())
+            && analysis.form == crate::answer::question::AnswerForm::Count
+            && self
+                .concept_count(requester, scope, analysis, population, known, draft)
+                .await?
+        {
+            return Ok(());
+        }
+        let Some(document) = document else {
+            draft.settle(policy::TOO_FEW);
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        };
+        if document.lines.is_empty() {
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = NOT_FOUND_ANSWER.into();
+            draft.synthetic_query = synthetic;
+            return Ok(());
+        }
+        let Some((document, query)) = self.review(document, synthetic, draft).await? else {
+            return Ok(());
+        };
+        draft.synthetic_query = query.get().clone();
+        draft.trace.synthetic_document = document.get().text();
+        let template = cohort_answer(document.get(), k);
+        self.respond(&document, &query, template, draft).await;
+        Ok(())
+    }
+
+    /// "How many patients had a colonoscopy since 2018?", "…both hypertension and
+    /// hyperlipidemia?", "…a flu shot in 2019?": the patients with a fact of any kind holding
+    /// each concept the question names (every one of them: an intersection; alternatives are
+    /// not counted), in the months or from the year it names, active when it asks about now. Tried
+    /// when the condition reading found no cohort. Every concept word must be one the records
+    /// of k patients use (otherwise false: the question is not understood, and the caller's
+    /// reply stands); a group under k gets the same reply as any group under k, and a group
+    /// of k or more passes the overlap control like any cohort. Returns whether it answered.
+    pub(super) async fn concept_count(
+        &self,
+        requester: &str,
+        scope: &Scope,
+        analysis: &QuestionAnalysis,
+        population: &Population,
+        known: &BTreeSet<String>,
+        draft: &mut Draft,
+    ) -> Result<bool, AnswerError> {
+        let k = self.config.cohort_min_patients.max(1);
+        let concepts = crate::answer::question::named_concepts(analysis, known);
+        // A class's members the records of k patients never use are simply not among its
+        // alternatives ("terfenadine" for an antihistamine).
+        let in_class = |t: &String| {
+            analysis
+                .classes
+                .iter()
+                .any(|c| c.members.iter().any(|m| m.contains(t)))
+        };
+        let every_word_known = analysis
+            .phrases
+            .iter()
+            .flatten()
+            .filter(|t| crate::answer::question::is_concept(t) && !in_class(t))
+            .all(|t| known.contains(t));
+        // Alternatives ("A or B") are not counted: |A|, |B| and |A or B|, each of k or more and
+        // each pair differing by k or more, give |A and B| by inclusion-exclusion, which may be
+        // one patient; the overlap control compares answers in pairs only.
+        if (concepts.is_empty() && analysis.classes.is_empty())
+            || !every_word_known
+            || analysis.alternatives
+        {
+            return Ok(false);
+        }
+        let pool = self.store.pool();
+        // The concepts grouped: a class's members (every one the lexicon lists, whether or not
+        // k patients' records use it: the requester did not choose them) are alternatives of
+        // one group ("on an antihistamine": any of them), every other concept a group of its
+        // own.
+        let mut grouped: Vec<(String, Vec<Vec<String>>)> = concepts
+            .iter()
+            .filter(|concept| !concept.iter().all(in_class))
+            .map(|concept| (analysis.as_written(concept.iter()), vec![concept.clone()]))
+            .collect();
+        grouped.extend(
+            analysis
+                .classes
+                .iter()
+                .map(|class| (class.written.clone(), class.members.clone())),
+        );
+        // "vaccine", "prescribed", "procedure": the one kind of fact named is where to look
+        // ("a flu vaccine in 2020" is no influenza test of 2020). Not "allergic" nor
+        // "diagnosed": those words are also parts of conditions' names ("allergic rhinitis").
+        let kinds: Vec<&str> = [
+            ("immunization", "Immunization"),
+            ("medication", "MedicationRequest"),
+            ("procedure", "Procedure"),
+        ]
+        .into_iter()
+        .filter(|(term, _)| analysis.terms.iter().any(|t| t == term))
+        .map(|(_, kind)| kind)
+        .collect();
+        let kinds: &[&str] = if kinds.len() == 1 { &kinds } else { &[] };
+        let mut groups = Vec::new();
+        for (_, members) in &grouped {
+            let mut group: BTreeSet<i64> = BTreeSet::new();
+            for member in members {
+                let filter = crate::answer::cohort::ConceptFilter {
+                    terms: member,
+                    kinds,
+                    months: &analysis.months,
+                    since: analysis.since,
+                    before: analysis.before,
+                    active: analysis.now,
+                };
+                group.extend(crate::answer::cohort::concept_patients(pool, scope, &filter).await?);
+            }
+            groups.push(group.into_iter().collect::<Vec<i64>>());
+        }
+        let mut patients: BTreeSet<i64> = groups
+            .first()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        for group in &groups[1..] {
+            let group: BTreeSet<i64> = group.iter().copied().collect();
+            patients = patients.intersection(&group).copied().collect();
+        }
+        let patients: Vec<i64> = patients.into_iter().collect();
+        let patients = crate::answer::population::filter(pool, &patients, population).await?;
+        let who = population.describe("patients");
+        let mut described: Vec<String> = Vec::new();
+        for (written, _) in &grouped {
+            if !described.contains(written) {
+                described.push(written.clone());
+            }
+        }
+        let described = described.join(" and ");
+        let mut when = String::new();
+        if let (Some(first), Some(last)) = (analysis.months.first(), analysis.months.last()) {
+            when = if first == last {
+                format!(" in {}", crate::text::dates::month_year(*first))
+            } else {
+                format!(
+                    " from {} to {}",
+                    crate::text::dates::month_year(*first),
+                    crate::text::dates::month_year(*last)
+                )
+            };
+        }
+        if let Some(since) = analysis.since {
+            when.push_str(&format!(" since {}", since.format("%Y")));
+        }
+        if let Some(before) = analysis.before {
+            when.push_str(&format!(" before {}", before.format("%Y")));
+        }
+        let synthetic = format!("How many {who} have a record of {described}{when}?");
+        if patients.len() < k {
+            draft.settle(policy::TOO_FEW);
+            draft.synthetic_query = synthetic;
+            return Ok(true);
+        }
+        let asked = crate::answer::cohort::AskedCohort {
+            requester: requester.to_string(),
+            list: scope.keys().map(|mut keys| {
+                keys.sort_unstable();
+                keys.dedup();
+                keys
+            }),
+            condition: &format!("concept:{described}{when}"),
+            patients: &patients,
+        };
+        if self.record
+            && crate::answer::cohort::overlap(pool, &asked, k, self.config.cohort_overlap_days)
+                .await?
+        {
+            draft.settle(policy::COHORT_OVERLAP);
+            draft.synthetic_query = synthetic;
+            return Ok(true);
+        }
+        draft.status = Some(AnswerStatus::Answered);
+        draft.answer = format!(
+            "From the de-identified records (counts of patients; groups of fewer than {k} \
+             patients are not reported): {} {who} have a record of {described}{when}{}.",
+            patients.len(),
+            if analysis.now { " (active now)" } else { "" }
+        );
+        draft.synthetic_query = synthetic;
+        Ok(true)
+    }
+}
