@@ -31,7 +31,7 @@ fn regex(pattern: &str) -> Regex {
 
 static UP: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\b(?:going|gone|trending|creeping|moving|went|gone|headed|heading)\s+up\b|\b(?:gaining|gained|putting\s+on|put\s+on|increasing|increased|rising|risen|climbing)\b|\bgetting\s+(?:higher|heavier|bigger)\b|\bgone\s+up\b",
+        r"(?i)\b(?:going|gone|trending|creeping|moving|went|gone|headed|heading)\s+up\b|\b(?:gaining|gained|putting\s+on|put\s+on|increasing|increased|rising|risen|climbing)\b|\bgetting\s+(?:higher|heavier|bigger)\b|\bgone\s+up\b|\b(?:putting|put|piling|piled)\s+(?:the\s+)?(?:weight|pounds|kilos)\s+(?:back\s+)?on\b|\b(?:regained|regaining)\b",
     )
 });
 static DOWN: LazyLock<Regex> = LazyLock::new(|| {
@@ -188,6 +188,11 @@ mod tests {
             asked("How has Margarita's weight changed over the past few years?"),
             Some(Asked::Which)
         );
+        assert_eq!(
+            asked("has he been putting the weight back on since his surgery?"),
+            Some(Asked::Whether(Direction::Up))
+        );
+        assert_eq!(asked("did they put her on metformin?"), None);
         assert_eq!(asked("What was her latest weight?"), None);
         assert_eq!(asked("When was she diagnosed with asthma?"), None);
     }
