@@ -274,6 +274,8 @@ struct Draft {
     /// For "how many" about one patient: the events on the whole record (the retrieved
     /// documents hold only some of them).
     events: Option<usize>,
+    /// Words of the question read otherwise ([`super::spelling`]): the answer says so.
+    read_as: Vec<(String, String)>,
 }
 
 impl Draft {
@@ -524,6 +526,14 @@ impl AnswerEngine {
         } else {
             self.run_agents(query, &mut draft).await?;
             self.read_otherwise(query, &mut draft).await?;
+            if !draft.read_as.is_empty()
+                && matches!(
+                    draft.status,
+                    Some(AnswerStatus::Answered | AnswerStatus::NotFound)
+                )
+            {
+                draft.answer = super::spelling::note(&draft.read_as) + &draft.answer;
+            }
         }
         let status = draft.status.unwrap_or(AnswerStatus::NotFound);
         let answer = Answer {
@@ -612,6 +622,46 @@ impl AnswerEngine {
         Ok(stored.is_some_and(|d| d != self.request_digest(query)))
     }
 
+    /// The question's words that no record of the vocabulary uses and that are one edit from
+    /// exactly one word it does use, each with that word. Never a word that names a listed
+    /// patient (a care team's lower-case "margarita" stays a name).
+    async fn corrections(
+        &self,
+        first: &QuestionAnalysis,
+        known: &BTreeSet<String>,
+        scope: &Scope,
+        disclosure: Disclosure,
+        own: Option<&[i64]>,
+    ) -> Result<Vec<(String, String)>, AnswerError> {
+        let mut suspects: Vec<String> = first
+            .terms
+            .iter()
+            .filter(|t| !known.contains(*t))
+            .map(|t| first.written.get(t).unwrap_or(t).clone())
+            .filter(|w| super::spelling::may_be_misspelt(w) && !known.contains(w))
+            .collect();
+        suspects.sort();
+        suspects.dedup();
+        if suspects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let pool = self.store.pool();
+        if disclosure == Disclosure::CareTeam {
+            let names = search::resolve_names(pool, &suspects, scope).await?;
+            suspects.retain(|w| !names.name_words.contains(w));
+        }
+        let mut corrections = Vec::new();
+        for word in suspects {
+            let near: Vec<String> = super::spelling::one_edit(&word).into_iter().collect();
+            let held =
+                search::known_words(pool, &near, self.config.cohort_min_patients, own).await?;
+            if let Some(to) = super::spelling::correction(&word, &held) {
+                corrections.push((word, to));
+            }
+        }
+        Ok(corrections)
+    }
+
     async fn run_agents(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
         let Some(disclosure) = policy::disclosure(&self.config, &query.requester) else {
             draft.settle(policy::NO_ACCESS);
@@ -645,6 +695,21 @@ impl AnswerEngine {
         };
         let known =
             search::known_words(pool, &vocabulary, self.config.cohort_min_patients, own).await?;
+        // Typos read against the same vocabulary ([`super::spelling`]): the question is asked
+        // again as corrected, and the answer says how it was read.
+        if draft.read_as.is_empty() {
+            let corrections = self
+                .corrections(&first, &known, &scope, disclosure, own)
+                .await?;
+            if !corrections.is_empty() {
+                let corrected = Query {
+                    question: super::spelling::rewrite(&query.question, &corrections),
+                    ..query.clone()
+                };
+                draft.read_as = corrections;
+                return Box::pin(self.run_agents(&corrected, draft)).await;
+            }
+        }
         let unknown_capitalized: Vec<&String> = first
             .capitalized
             .iter()

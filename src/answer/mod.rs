@@ -7,6 +7,7 @@
 //! - [`document`]: the synthetic document every agent passes on.
 //! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms);
 //!   its word lists are data apart (`words.rs`).
+//! - [`spelling`]: typos read against the records' own vocabulary.
 //! - [`search`]: the Search agent (scope, name resolution, condition search, hybrid retrieval).
 //! - [`synthesis`]: the Synthesis agent (generalized candidate facts, selection, ranges, query).
 //! - [`review`]: the Review agent (rules, bounded corrections, refusal).
@@ -27,6 +28,7 @@ pub mod question;
 pub mod respond;
 pub mod review;
 pub mod search;
+pub mod spelling;
 pub mod synthesis;
 pub mod trend;
 mod words;

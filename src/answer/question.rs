@@ -495,6 +495,10 @@ pub struct QuestionAnalysis {
     /// diabetes?": the diabetes): a yes/no question asks about the others, and a fact of the
     /// reason alone answers "yes" to nothing.
     pub reasons: Vec<Vec<String>>,
+    /// Phrases of an occasion after another phrase ("was she admitted when she had covid?":
+    /// covid): left out of what a "yes" must stand on when the question asks about a stay or
+    /// a visit.
+    pub occasions: Vec<Vec<String>>,
 }
 
 /// "Why was he in the ER", "what brought her in", "what did she come to the ED with", "what
@@ -507,7 +511,7 @@ static ASKS_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether the text before a phrase ends in words that give a reason or the occasion: "for
 /// (the/her/his)", "because of", "due to", "during", "when (she) had" ("was she admitted when
 /// she had covid?" asks about an admission, not about covid).
-fn gives_reason(before: &str) -> bool {
+fn gives_reason(before: &str, asked: Asked) -> bool {
     let words = crate::text::words(before);
     let mut last = words.iter().rev().skip_while(|w| {
         matches!(
@@ -523,14 +527,31 @@ fn gives_reason(before: &str) -> bool {
     let had = |w: Option<&str>| matches!(w, Some("had" | "got" | "caught" | "developed"));
     let when = |w: Option<&str>| matches!(w, Some("when" | "while" | "whilst"));
     let person = |w: Option<&str>| matches!(w, Some("she" | "he" | "they" | "patient"));
-    matches!(
+    let reason = matches!(
         (first, second),
-        (Some("for"), _)
-            | (Some("of"), Some("because"))
-            | (Some("to"), Some("due"))
-            | (Some("during"), _)
-    ) || (had(first) && (when(second) || (person(second) && when(third))))
+        (Some("for"), _) | (Some("of"), Some("because")) | (Some("to"), Some("due"))
+    );
+    let occasion = matches!(first, Some("during"))
+        || (had(first) && (when(second) || (person(second) && when(third))));
+    match asked {
+        Asked::Reason => reason,
+        Asked::Occasion => occasion,
+    }
 }
+
+/// What [`gives_reason`] looks for before a phrase.
+#[derive(Clone, Copy)]
+enum Asked {
+    /// "for", "because of", "due to".
+    Reason,
+    /// "during", "when (she) had".
+    Occasion,
+}
+
+/// The terms of a stay or a visit: an occasion ("when she had covid") is left out of what a
+/// "yes" must stand on only when the question asks about one of these ("was she admitted
+/// when she had covid?"); otherwise the occasion may be what the record ties the item to.
+const ENCOUNTER_TERMS: &[&str] = &["inpatient", "emergency", "encounter", "admission"];
 
 impl QuestionAnalysis {
     /// What a "yes" must stand on ([`QuestionAnalysis::yes_items`]): the question with only
@@ -538,10 +559,19 @@ impl QuestionAnalysis {
     /// diabetes?" asks about metformin). The question itself when every phrase is a reason.
     pub fn yes_items(&self) -> QuestionAnalysis {
         let mut items = self.clone();
+        // Asked about a stay outside the occasion itself ("… during his covid admission" asks
+        // about what happened in it).
+        let about_a_stay = self
+            .phrases
+            .iter()
+            .filter(|p| !self.occasions.contains(p) && !self.reasons.contains(p))
+            .flatten()
+            .any(|t| ENCOUNTER_TERMS.contains(&t.as_str()));
         let kept: Vec<Vec<String>> = self
             .phrases
             .iter()
             .filter(|p| !self.reasons.contains(p))
+            .filter(|p| !(about_a_stay && self.occasions.contains(p)))
             .cloned()
             .collect();
         if kept.iter().flatten().any(|t| is_concept(t)) {
@@ -928,7 +958,14 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .iter()
         .zip(&phrases)
         .skip(1)
-        .filter(|(at, _)| gives_reason(&lower[..**at]))
+        .filter(|(at, _)| gives_reason(&lower[..**at], Asked::Reason))
+        .map(|(_, phrase)| phrase.clone())
+        .collect();
+    let occasions: Vec<Vec<String>> = phrase_starts
+        .iter()
+        .zip(&phrases)
+        .skip(1)
+        .filter(|(at, _)| gives_reason(&lower[..**at], Asked::Occasion))
         .map(|(_, phrase)| phrase.clone())
         .collect();
     // "Since when does she have asthma": the onset, the first record of it.
@@ -1006,6 +1043,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         classes,
         asks_cause: ASKS_CAUSE.is_match(&question),
         reasons,
+        occasions,
         asks_series: {
             const SERIES: &[&str] = &[
                 "all",
@@ -2008,15 +2046,20 @@ mod tests {
         assert_eq!(kind.named_kind(), Some("Medication is"));
         assert!(kind.reasons.iter().any(|r| r.contains(&"back".to_string())));
         // The occasion is not the item: an admission is asked about, not covid.
-        let admitted = analyze("was she admitted when she had covid?", &Default::default());
-        assert!(
-            admitted
-                .reasons
-                .iter()
-                .any(|r| r.contains(&"covid".to_string())),
-            "{:?}",
-            admitted.phrases
+        let admitted = analyze("was she admitted when she had covid?", &BTreeSet::new());
+        let covid =
+            |a: &QuestionAnalysis| a.phrases.iter().any(|p| p.contains(&"covid".to_string()));
+        assert!(admitted
+            .occasions
+            .iter()
+            .any(|p| p.contains(&"covid".to_string())));
+        assert!(!covid(&admitted.yes_items()));
+        // An occasion stays when the question asks about something else during it.
+        let dialysis = analyze(
+            "did he need dialysis during his covid admission?",
+            &BTreeSet::new(),
         );
+        assert!(covid(&dialysis.yes_items()), "{:?}", dialysis.phrases);
     }
 
     #[test]
