@@ -201,6 +201,30 @@ async fn dp_answers_spend_from_the_budget_and_stop_when_it_is_spent() {
     let (status, _, log) = ingest.terminate();
     assert!(status.success(), "{log}");
 
+    // The guarantee is per patient: a patient with many documents is one voter, holding at
+    // most its --dp-documents-per-voter best, whatever the threshold lets through.
+    let store = run.store().await;
+    let patients: Vec<i64> = sqlx::query_scalar("SELECT DISTINCT patient_key FROM documents")
+        .fetch_all(store.pool())
+        .await
+        .unwrap();
+    let documents: i64 = sqlx::query_scalar("SELECT count(*) FROM documents")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert!(
+        documents > 3 * patients.len() as i64,
+        "{documents} documents"
+    );
+    let voters =
+        fhir_rag::answer::search::threshold_voters(store.pool(), &[1.0; 384], &patients, -1.0, 2)
+            .await
+            .unwrap();
+    let distinct: std::collections::BTreeSet<i64> = voters.iter().map(|v| v.patient_key).collect();
+    assert_eq!(distinct.len(), voters.len(), "a patient voted twice");
+    assert_eq!(voters.len(), patients.len());
+    assert!(voters.iter().all(|v| (1..=2).contains(&v.texts.len())));
+
     let gguf = std::process::Command::new(repo().join("scripts/fetch-llm.sh"))
         .output()
         .unwrap();

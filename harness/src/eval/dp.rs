@@ -259,11 +259,10 @@ fn attacks(patients: &[PatientItems], wanted: usize) -> Vec<Attack> {
     };
     let (conditions, medications) = (count("condition"), count("medication"));
     // Words of the medications more than two patients take.
-    let common_words: BTreeMap<String, ()> = medications
+    let common_words: BTreeSet<String> = medications
         .iter()
         .filter(|(_, n)| **n > 2)
         .flat_map(|(m, _)| fhir_rag::text::words(m))
-        .map(|w| (w, ()))
         .collect();
     let mut out = Vec::new();
     for p in patients {
@@ -291,7 +290,7 @@ fn attacks(patients: &[PatientItems], wanted: usize) -> Vec<Attack> {
             let secrets: Vec<String> = rare_meds
                 .iter()
                 .flat_map(|m| fhir_rag::text::words(m))
-                .filter(|w| common_words.get(w).is_none() && key_word(w, &question).is_some())
+                .filter(|w| !common_words.contains(w) && key_word(w, &question).is_some())
                 .collect::<BTreeSet<String>>()
                 .into_iter()
                 .collect();
