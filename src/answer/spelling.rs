@@ -41,15 +41,22 @@ pub fn one_edit(word: &str) -> BTreeSet<String> {
     out
 }
 
-/// Whether `written` may be a typo worth reading otherwise: long enough, and lower-case letters
-/// only (a capitalized or mixed word may be a name; those are never corrected).
+/// Whether `written` may be a typo worth reading otherwise: long enough, lower-case letters
+/// only (a capitalized or mixed word may be a name; those are never corrected), and not an
+/// "-ing" form (an everyday verb the records do not use, "gaining", "putting").
 pub fn may_be_misspelt(written: &str) -> bool {
-    written.chars().count() >= MIN_LENGTH && written.chars().all(|c| c.is_ascii_lowercase())
+    written.chars().count() >= MIN_LENGTH
+        && written.chars().all(|c| c.is_ascii_lowercase())
+        && !written.ends_with("ing")
 }
 
-/// The one word of `known` among `word`'s one-edit neighbours, if exactly one is.
+/// The one word of `known` among `word`'s one-edit neighbours, if exactly one is. The records'
+/// vocabulary is matched by stems, so an "-ing" neighbour ("codeing", "paining") is known by
+/// a stem the records use ("code", "pain") without being a word: never a correction.
 pub fn correction(word: &str, known: &BTreeSet<String>) -> Option<String> {
-    let mut found = one_edit(word).into_iter().filter(|w| known.contains(w));
+    let mut found = one_edit(word)
+        .into_iter()
+        .filter(|w| known.contains(w) && !w.ends_with("ing"));
     match (found.next(), found.next()) {
         (Some(one), None) => Some(one),
         _ => None,
@@ -113,6 +120,9 @@ mod tests {
         assert!(may_be_misspelt("depresion"));
         assert!(!may_be_misspelt("Pnuemovax"));
         assert!(!may_be_misspelt("cough"));
+        // Everyday verbs the records do not use, and stems that make non-words "known".
+        assert!(!may_be_misspelt("gaining"));
+        assert_eq!(correction("codeine", &known(&["codeing"])), None);
     }
 
     #[test]
