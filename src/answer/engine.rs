@@ -650,16 +650,17 @@ impl AnswerEngine {
             let names = search::resolve_names(pool, &suspects, scope).await?;
             suspects.retain(|w| !names.name_words.contains(w));
         }
-        let mut corrections = Vec::new();
-        for word in suspects {
-            let near: Vec<String> = super::spelling::one_edit(&word).into_iter().collect();
-            let held =
-                search::known_words(pool, &near, self.config.cohort_min_patients, own).await?;
-            if let Some(to) = super::spelling::correction(&word, &held) {
-                corrections.push((word, to));
-            }
-        }
-        Ok(corrections)
+        // Every suspect's neighbours in one lookup (a few hundred words each).
+        let near: BTreeSet<String> = suspects
+            .iter()
+            .flat_map(|w| super::spelling::one_edit(w))
+            .collect();
+        let near: Vec<String> = near.into_iter().collect();
+        let held = search::known_words(pool, &near, self.config.cohort_min_patients, own).await?;
+        Ok(suspects
+            .into_iter()
+            .filter_map(|word| super::spelling::correction(&word, &held).map(|to| (word, to)))
+            .collect())
     }
 
     async fn run_agents(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {

@@ -285,13 +285,14 @@ fn forward_rows(
 /// voter's prompt; each step then runs all voters on the chosen token in one pass of batch
 /// size = voters, which reads the weights once per step instead of once per voter. Several
 /// choosers continue from copies of the same attention cache. Llama-architecture models only.
+/// Why a model that is not Llama-architecture cannot vote.
+const NOT_LLAMA: &str = "generation by votes needs a llama-architecture GGUF model";
+
 /// The Llama weights that generation by votes needs.
 fn llama(weights: &mut Weights) -> Result<&mut quantized_llama::ModelWeights, LlmError> {
     match weights {
         Weights::Llama(base) => Ok(base),
-        _ => Err(LlmError::Unsupported(
-            "generation by votes needs a llama-architecture GGUF model".into(),
-        )),
+        _ => Err(LlmError::Unsupported(NOT_LLAMA.into())),
     }
 }
 
@@ -302,9 +303,7 @@ fn voter_rows(
     request: &VoteRequest,
 ) -> Result<(Vec<u32>, usize, usize), LlmError> {
     if !matches!(model.weights, Weights::Llama(_)) {
-        return Err(LlmError::Unsupported(
-            "generation by votes needs a llama-architecture GGUF model".into(),
-        ));
+        return Err(LlmError::Unsupported(NOT_LLAMA.into()));
     }
     let special = |name: &str| {
         model
