@@ -62,6 +62,11 @@ pub struct IngestBenchResult {
     pub model: String,
     /// Device.
     pub device: String,
+    /// How it was built (`mkl` or `gemm`, see `bench embed`).
+    pub build: String,
+    /// What the model computed in (`--embed-precision`, `auto` resolved; `bf16`: the native
+    /// engine's bfloat16 products).
+    pub precision: String,
     /// Bundles published and ingested.
     pub bundles: u64,
     /// Patients in the store afterwards.
@@ -285,6 +290,12 @@ async fn run_ingest(
             .unwrap_or(1),
         model: embedder.info().name.clone(),
         device: format!("{:?}", config.model.device).to_lowercase(),
+        build: fhir_rag::embed::BUILD_KERNELS.to_string(),
+        precision: format!(
+            "{:?}",
+            config.model.embed_precision.resolved(config.model.engine())
+        )
+        .to_lowercase(),
         bundles: report.messages,
         patients: counts.patients,
         documents: counts.documents,
@@ -1202,8 +1213,13 @@ pub struct EmbedBenchResult {
     pub build: String,
     /// Where the model ran (`--device`), and the GPU's name on a GPU.
     pub device: String,
-    /// What candle's engine computed in (`--embed-precision`); the reference runs in the same.
+    /// What the model computed in (`--embed-precision`, `auto` resolved): `bf16` on the CPU
+    /// is the native engine's bfloat16 products. The reference runs in f32 against the CPU
+    /// engine, in the same format as candle's engine on a GPU.
     pub precision: String,
+    /// The same engine in f32 (`--embed-precision f32`), in the same rounds, when `precision`
+    /// is not f32: what the reduced precision buys and costs.
+    pub f32_side: Option<F32Side>,
     /// Floating-point operations per token of the model's forward pass, for the texts' mean
     /// length: 2 × (4h² + 2h·i) per layer for the projections and feed-forward, plus
     /// 4 × length × h per layer for the attention's two products. With tokens/s, the model
@@ -1241,8 +1257,46 @@ pub struct EmbedBenchResult {
     pub mean_cosine_vs_reference: Option<f64>,
     /// What the reference said about itself (versions, threads, load time).
     pub reference: Option<serde_json::Value>,
+    /// Median milliseconds to embed one question of about 20 tokens alone (the answer path's
+    /// query), with every thread free.
+    pub query_ms: f64,
     /// Peak resident memory of fhir-rag, MiB.
     pub peak_rss_mb: f64,
+}
+
+/// fhir-rag's own engine in f32, beside the reduced precision it ran in.
+#[derive(Debug, Clone, Serialize)]
+pub struct F32Side {
+    /// Seconds of each round.
+    pub seconds: Vec<f64>,
+    /// Tokens per second of the median round.
+    pub tokens_per_s: f64,
+    /// The reduced precision's tokens per second over these.
+    pub speedup: f64,
+    /// Smallest cosine of the f32 vectors and the reference's (when there is a reference).
+    pub min_cosine_vs_reference: Option<f64>,
+    /// Smallest cosine of the f32 vectors and the reduced precision's.
+    pub min_cosine_vs_reduced: f64,
+    /// Median milliseconds to embed [`LONE_QUERY`] alone.
+    pub query_ms: f64,
+}
+
+/// A question as the answer path embeds it (about 20 tokens), for the latency of a lone query.
+const LONE_QUERY: &str =
+    "What was the most recent hemoglobin A1c of the patient and when was it measured?";
+
+/// Median milliseconds of embedding [`LONE_QUERY`] alone, over `times` calls.
+async fn lone_query_ms(
+    service: &fhir_rag::embed::batcher::EmbeddingService,
+    times: usize,
+) -> anyhow::Result<f64> {
+    let mut ms = Vec::with_capacity(times);
+    for _ in 0..times {
+        let started = Instant::now();
+        service.embed(vec![LONE_QUERY.to_string()]).await?;
+        ms.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(&ms))
 }
 
 /// Every chunk text the ingest would embed for the archive at `data`, in a fixed order (the
@@ -1325,6 +1379,16 @@ fn model_flops_per_token(dir: &std::path::Path, length: f64) -> anyhow::Result<f
     Ok(layers * (2.0 * (4.0 * hidden * hidden + 2.0 * hidden * inner) + 4.0 * length * hidden))
 }
 
+/// What sentence-transformers computes in: f32 against the CPU engine, whatever its products
+/// (the reference is the model as trained), and the same format as candle's engine on a GPU
+/// (tensor cores against tensor cores).
+fn reference_dtype(model: &ModelConfig) -> String {
+    match model.engine() {
+        fhir_rag::embed::bert::Engine::Native => "f32".into(),
+        engine => format!("{:?}", model.embed_precision.resolved(engine)).to_lowercase(),
+    }
+}
+
 /// One reference round: the script's JSON line and its vectors.
 fn reference_round(
     config: &EmbedBenchConfig,
@@ -1341,10 +1405,7 @@ fn reference_round(
         .arg(vectors_file)
         .env("HF_HUB_OFFLINE", "1")
         .env("TRANSFORMERS_OFFLINE", "1")
-        .env(
-            "FHIR_RAG_ST_DTYPE",
-            format!("{:?}", config.model.embed_precision).to_lowercase(),
-        )
+        .env("FHIR_RAG_ST_DTYPE", reference_dtype(&config.model))
         .env("OMP_NUM_THREADS", threads.to_string())
         .env("MKL_NUM_THREADS", threads.to_string())
         .output()
@@ -1390,6 +1451,14 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
     model.embed_cache = 0;
     let service = model.start()?;
     let info = service.info().clone();
+    let precision = config.model.embed_precision.resolved(config.model.engine());
+    let f32_service = if precision == fhir_rag::embed::bert::Precision::F32 {
+        None
+    } else {
+        let mut f32_model = model.clone();
+        f32_model.embed_precision = fhir_rag::embed::bert::Precision::F32;
+        Some(f32_model.start()?)
+    };
     let all = archive_chunks(&config.data, service.token_counter(), info.max_tokens)?;
     let texts = spread(&all, config.texts);
     anyhow::ensure!(
@@ -1421,8 +1490,14 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
     service
         .embed(texts.iter().take(32).cloned().collect())
         .await?;
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    if let Some(f32_service) = &f32_service {
+        f32_service
+            .embed(texts.iter().take(32).cloned().collect())
+            .await?;
+    }
+    let (mut ours, mut theirs, mut f32_seconds) = (Vec::new(), Vec::new(), Vec::new());
     let mut our_vectors = Vec::new();
+    let mut f32_vectors = Vec::new();
     let mut reference = None;
     let mut reference_vectors = Vec::new();
     for round in 0..config.rounds.max(1) {
@@ -1435,6 +1510,17 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
             ours[round],
             tokens as f64 / ours[round]
         );
+        if let Some(f32_service) = &f32_service {
+            let started = Instant::now();
+            f32_vectors = f32_service.embed(texts.clone()).await?;
+            let seconds = started.elapsed().as_secs_f64();
+            f32_seconds.push(seconds);
+            eprintln!(
+                "[bench embed] round {}: fhir-rag in f32 {seconds:.2} s ({:.0} tokens/s)",
+                round + 1,
+                tokens as f64 / seconds
+            );
+        }
         if with_reference {
             let (figures, vectors) = reference_round(config, &texts_file, threads, &vectors_file)?;
             let seconds = figures["seconds"].as_f64().unwrap_or(f64::NAN);
@@ -1448,27 +1534,58 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
             reference_vectors = vectors;
         }
     }
-    let (min_cosine, mean_cosine) = if with_reference {
-        let dimension = our_vectors.first().map(Vec::len).unwrap_or(0);
+    let dimension = our_vectors.first().map(Vec::len).unwrap_or(0);
+    // Smallest and mean cosine of each of `vectors` and the same text's in `other`.
+    let against = |vectors: &[Vec<f32>], other: &[f32]| -> anyhow::Result<(f64, f64)> {
         anyhow::ensure!(
-            dimension > 0 && reference_vectors.len() == dimension * texts.len(),
-            "the reference returned {} numbers for {} texts of dimension {dimension}",
-            reference_vectors.len(),
-            texts.len()
+            dimension > 0 && other.len() == dimension * vectors.len(),
+            "{} numbers to compare with {} texts of dimension {dimension}",
+            other.len(),
+            vectors.len()
         );
-        let cosines: Vec<f64> = our_vectors
+        let cosines: Vec<f64> = vectors
             .iter()
-            .zip(reference_vectors.chunks_exact(dimension))
+            .zip(other.chunks_exact(dimension))
             .map(|(a, b)| fhir_rag::embed::cosine(a, b) as f64)
             .collect();
-        (
-            Some(cosines.iter().copied().fold(f64::INFINITY, f64::min)),
-            Some(cosines.iter().sum::<f64>() / cosines.len() as f64),
-        )
+        Ok((
+            cosines.iter().copied().fold(f64::INFINITY, f64::min),
+            cosines.iter().sum::<f64>() / cosines.len() as f64,
+        ))
+    };
+    let (min_cosine, mean_cosine) = if with_reference {
+        let (min, mean) = against(&our_vectors, &reference_vectors)?;
+        (Some(min), Some(mean))
     } else {
         (None, None)
     };
     let ours_rate = tokens as f64 / median(&ours);
+    // Lone queries, the two sides in turn.
+    let (mut query_ms, mut f32_query_ms) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        query_ms.push(lone_query_ms(&service, 20).await?);
+        if let Some(f32_service) = &f32_service {
+            f32_query_ms.push(lone_query_ms(f32_service, 20).await?);
+        }
+    }
+    let f32_side = if f32_service.is_some() {
+        let flat: Vec<f32> = our_vectors.iter().flatten().copied().collect();
+        let tokens_per_s = tokens as f64 / median(&f32_seconds);
+        Some(F32Side {
+            speedup: ours_rate / tokens_per_s,
+            tokens_per_s,
+            seconds: f32_seconds,
+            min_cosine_vs_reference: if with_reference {
+                Some(against(&f32_vectors, &reference_vectors)?.0)
+            } else {
+                None
+            },
+            min_cosine_vs_reduced: against(&f32_vectors, &flat)?.0,
+            query_ms: median(&f32_query_ms),
+        })
+    } else {
+        None
+    };
     let theirs_rate = (!theirs.is_empty()).then(|| tokens as f64 / median(&theirs));
     let flops_per_token =
         model_flops_per_token(&config.model.model_dir, tokens as f64 / texts.len() as f64)?;
@@ -1482,7 +1599,8 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
             DeviceKind::Cpu => "cpu".into(),
             DeviceKind::Cuda => format!("cuda: {}", gpu_name()),
         },
-        precision: format!("{:?}", config.model.embed_precision).to_lowercase(),
+        precision: format!("{precision:?}").to_lowercase(),
+        f32_side,
         flops_per_token,
         fhir_rag_tflops: flops_per_token * ours_rate / 1e12,
         approximate_gelu: config.model.approximate_gelu,
@@ -1500,6 +1618,7 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
         min_cosine_vs_reference: min_cosine,
         mean_cosine_vs_reference: mean_cosine,
         reference,
+        query_ms: median(&query_ms),
         peak_rss_mb: resident_mb("VmHWM:"),
     };
     write_figures(&config.output, &result)?;

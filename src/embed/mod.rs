@@ -18,6 +18,7 @@ pub const BUILD_KERNELS: &str = if cfg!(feature = "cuda") {
     "gemm"
 };
 pub mod bert;
+mod bf16;
 mod candle_bert;
 pub mod hashed;
 mod native;

@@ -6,8 +6,11 @@
 //! (no padding, so no attention mask), the three projections of a layer are one product, each
 //! bias is the product's starting value, the residual sum feeds the layer norm in the same
 //! loop, and the element-wise kernels (GELU, softmax, layer norm) are vectorized with the CPU's
-//! widest instructions (AVX-512 or AVX2, chosen at run time). Matrix products go to MKL in the
-//! `mkl` build and to the `gemm` crate otherwise.
+//! widest instructions (AVX-512 or AVX2, chosen at run time). The linear layers' products run in
+//! bfloat16 with f32 sums where the CPU has AVX512-BF16 and [`Products::Bf16`] is asked for
+//! ([`super::bf16`]); the rest of the pass (embeddings, layer norms, softmax, GELU, residual
+//! sums, attention's own products) stays in f32. f32 products go to MKL in the `mkl` build and
+//! to the `gemm` crate otherwise.
 //!
 //! The weights are read through the same `VarBuilder` as candle's model, so both accept the
 //! same checkpoints; `tests` checks the two against each other.
@@ -16,8 +19,26 @@ use candle_core::DType;
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
 
+use super::bf16;
+
+/// Whether this CPU runs [`Products::Bf16`].
+pub(super) fn bf16_supported() -> bool {
+    bf16::supported()
+}
+
+/// What the linear layers' products compute in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Products {
+    /// f32 throughout.
+    F32,
+    /// Operands rounded to bfloat16, sums in f32 (needs AVX512-BF16, see
+    /// [`super::bf16::supported`]).
+    Bf16,
+}
+
 /// A BERT encoder ready to run on the CPU.
 pub(super) struct NativeBert {
+    products: Products,
     hidden: usize,
     heads: usize,
     eps: f32,
@@ -39,7 +60,9 @@ enum Activation {
 
 /// `y = x · Wᵀ + b` with `W` stored as PyTorch does, `[out × in]`.
 struct Linear {
+    /// Empty once packed for bfloat16 products.
     weight: Vec<f32>,
+    packed: Option<bf16::Packed>,
     bias: Vec<f32>,
     inputs: usize,
     outputs: usize,
@@ -94,6 +117,7 @@ fn norm(vb: &VarBuilder, size: usize) -> candle_core::Result<Norm> {
 fn linear(vb: &VarBuilder, inputs: usize, outputs: usize) -> candle_core::Result<Linear> {
     Ok(Linear {
         weight: values(vb, &[outputs, inputs], "weight")?,
+        packed: None,
         bias: values(vb, &[outputs], "bias")?,
         inputs,
         outputs,
@@ -112,6 +136,7 @@ fn stacked(parts: [Linear; 3]) -> Linear {
     }
     Linear {
         weight,
+        packed: None,
         bias,
         inputs,
         outputs,
@@ -142,9 +167,41 @@ pub(super) fn under_any_root<T>(
 }
 
 impl NativeBert {
-    /// Reads the encoder's weights (see [`under_any_root`]).
-    pub(super) fn load(vb: &VarBuilder, config: &Config) -> candle_core::Result<Self> {
-        under_any_root(vb, config, |root| Self::load_from(root, config))
+    /// Reads the encoder's weights (see [`under_any_root`]) and packs them for `products`.
+    /// Fails if bfloat16 products are asked of a CPU without AVX512-BF16.
+    pub(super) fn load(
+        vb: &VarBuilder,
+        config: &Config,
+        products: Products,
+    ) -> candle_core::Result<Self> {
+        if products == Products::Bf16 && !bf16::supported() {
+            candle_core::bail!("bfloat16 products need a CPU with AVX512-BF16; this one has none");
+        }
+        let mut model = under_any_root(vb, config, |root| Self::load_from(root, config))?;
+        if products == Products::Bf16 {
+            for layer in &mut model.layers {
+                for linear in [
+                    &mut layer.qkv,
+                    &mut layer.attention_out,
+                    &mut layer.up,
+                    &mut layer.down,
+                ] {
+                    linear.packed = Some(bf16::Packed::new(
+                        &linear.weight,
+                        linear.outputs,
+                        linear.inputs,
+                    ));
+                    linear.weight = Vec::new();
+                }
+            }
+            model.products = Products::Bf16;
+        }
+        Ok(model)
+    }
+
+    /// What the linear layers' products compute in.
+    pub(super) fn products(&self) -> Products {
+        self.products
     }
 
     fn load_from(vb: &VarBuilder, config: &Config) -> candle_core::Result<Self> {
@@ -207,6 +264,7 @@ impl NativeBert {
             });
         }
         Ok(NativeBert {
+            products: Products::F32,
             hidden,
             heads,
             eps: config.layer_norm_eps as f32,
@@ -277,6 +335,7 @@ impl NativeBert {
                 scores,
                 per_head,
                 inner,
+                attention,
             } = &mut *scratch;
             let longest = lengths.iter().copied().max().unwrap_or(0);
             let intermediate = self.layers.first().map_or(0, |l| l.up.outputs);
@@ -294,7 +353,17 @@ impl NativeBert {
             }
             for layer in &self.layers {
                 layer.qkv.apply(&x, tokens, qkv, threads);
-                self.attend(qkv, &lengths, (scores, per_head), context);
+                if self.products == Products::Bf16 {
+                    let (keys, values) = attention.get_or_insert_with(|| {
+                        (
+                            bf16::Packed::empty(bf16::Panel::Narrow),
+                            bf16::Packed::empty(bf16::Panel::Narrow),
+                        )
+                    });
+                    self.attend_bf16(qkv, &lengths, scores, (keys, values), context);
+                } else {
+                    self.attend(qkv, &lengths, (scores, per_head), context);
+                }
                 layer
                     .attention_out
                     .apply(context, tokens, projected, threads);
@@ -389,6 +458,72 @@ impl NativeBert {
     }
 }
 
+impl NativeBert {
+    /// [`NativeBert::attend`] with its two products in bfloat16 (sums in f32; the softmax in
+    /// f32): each head's keys and values are packed as a product's right operand, the scores
+    /// overwrite their buffer, and the contexts go straight into place, then are divided by
+    /// their softmax sums.
+    fn attend_bf16(
+        &self,
+        qkv: &[f32],
+        lengths: &[usize],
+        scores: &mut [f32],
+        (keys, values): (&mut bf16::Packed, &mut bf16::Packed),
+        context: &mut [f32],
+    ) {
+        let h = self.hidden;
+        let d = h / self.heads;
+        let stride = 3 * h;
+        let mut start = 0;
+        let mut sums = Vec::new();
+        for &len in lengths {
+            if len == 0 {
+                continue;
+            }
+            let at = start * stride;
+            let scores = &mut scores[..len * len];
+            for head in 0..self.heads {
+                let column = head * d;
+                // scores = q · kᵀ: the keys as `[len × d]`, one row per key.
+                keys.pack_rows(&qkv[at + h + column..], len, d, stride);
+                let queries = bf16::Rows {
+                    values: &qkv[at + column..],
+                    rows: len,
+                    stride,
+                };
+                let into = bf16::Target {
+                    values: scores,
+                    stride: len,
+                    accumulate: false,
+                };
+                bf16::product_into(queries, keys, into, 1);
+                sums.clear();
+                sums.extend(scores.chunks_exact_mut(len).map(kernels::exp_shifted));
+                // context = e^scores · v: the values transposed, `[d × len]`.
+                values.pack_columns(&qkv[at + 2 * h + column..], d, len, stride);
+                let weights = bf16::Rows {
+                    values: scores,
+                    rows: len,
+                    stride: len,
+                };
+                let place = &mut context[start * h + column..];
+                let into = bf16::Target {
+                    values: place,
+                    stride: h,
+                    accumulate: false,
+                };
+                bf16::product_into(weights, values, into, 1);
+                for (t, sum) in sums.iter().enumerate() {
+                    let inverse = 1.0 / sum;
+                    let row = &mut context[(start + t) * h + column..(start + t) * h + column + d];
+                    row.iter_mut().for_each(|v| *v *= inverse);
+                }
+            }
+            start += len;
+        }
+    }
+}
+
 /// Working buffers of a pass, kept per thread from one pass to the next (a fresh buffer of
 /// this size comes zeroed from the kernel every time: 5 % of the time).
 #[derive(Default)]
@@ -399,6 +534,8 @@ struct Scratch {
     scores: Vec<f32>,
     per_head: Vec<f32>,
     inner: Vec<f32>,
+    /// One head's keys and values packed for bfloat16 products (`Products::Bf16`).
+    attention: Option<(bf16::Packed, bf16::Packed)>,
 }
 
 impl Scratch {
@@ -425,6 +562,10 @@ impl Linear {
         let out = &mut out[..rows * self.outputs];
         for row in out.chunks_exact_mut(self.outputs) {
             row.copy_from_slice(&self.bias);
+        }
+        if let Some(packed) = &self.packed {
+            bf16::product(x, rows, packed, out, threads);
+            return;
         }
         gemm::product(
             rows,
@@ -768,7 +909,10 @@ mod kernels {
         p = p * r + 0.166_666_65;
         p = p * r + 0.5;
         let y = p * r * r + r + 1.0;
-        y * f32::from_bits(((n as i32 + 127) << 23) as u32)
+        // 2ⁿ for the whole n in [-126, 127] without a float-to-integer conversion (Rust's `as`
+        // saturates, which does not vectorize: it went lane by lane): n + 127 + 2²³ holds
+        // n + 127 in its low mantissa bits, and the shift moves them into the exponent.
+        y * f32::from_bits((n + (127.0 + 8_388_608.0)).to_bits() << 23)
     }
 
     /// The error function to within 1.5e-7 (Abramowitz and Stegun 7.1.26).
@@ -812,10 +956,14 @@ mod kernels {
                 *m = m.max(*v);
             }
         }
-        let mut max = lanes.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        for v in chunks.remainder() {
-            max = max.max(*v);
+        // The last values of a row (rows are any length) as one more vector, padded.
+        let rest = chunks.remainder().len();
+        let mut tail = [f32::NEG_INFINITY; 16];
+        tail[..rest].copy_from_slice(chunks.remainder());
+        for (m, v) in lanes.iter_mut().zip(&tail) {
+            *m = m.max(*v);
         }
+        let max = lanes.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut sums = [0f32; 16];
         let mut chunks = row.chunks_exact_mut(16);
         for chunk in &mut chunks {
@@ -824,12 +972,12 @@ mod kernels {
                 *s += *v;
             }
         }
-        let mut sum: f32 = sums.iter().sum();
-        for v in chunks.into_remainder() {
+        for v in tail.iter_mut() {
             *v = exp(*v - max);
-            sum += *v;
         }
-        sum
+        let out = chunks.into_remainder();
+        out.copy_from_slice(&tail[..rest]);
+        sums.iter().sum::<f32>() + out.iter().sum::<f32>()
     }
 
     /// `x = norm(x + add)` over each row of `width` (`add` absent: `norm(x)`).
@@ -1223,7 +1371,8 @@ mod tests {
             let vb =
                 VarBuilder::from_tensors(random_weights(&config, prefix), DType::F32, &Device::Cpu);
             let reference = BertModel::load(vb.clone(), &config).expect("candle loads");
-            let native = NativeBert::load(&vb, &config).expect("native loads");
+            let native = NativeBert::load(&vb, &config, Products::F32).expect("native loads");
+            assert_eq!(native.products(), Products::F32);
             // Rows of different lengths (one of a single token, one longer than a chunk of 16),
             // both token types.
             let rows: Vec<(Vec<u32>, Vec<u32>)> = [1usize, 5, 17, 40, 9]
@@ -1260,10 +1409,53 @@ mod tests {
     }
 
     #[test]
+    fn bfloat16_products_stay_close_to_candles_f32() {
+        let config = tiny_config(HiddenAct::Gelu);
+        let vb = VarBuilder::from_tensors(random_weights(&config, ""), DType::F32, &Device::Cpu);
+        if !bf16::supported() {
+            let err = NativeBert::load(&vb, &config, Products::Bf16)
+                .err()
+                .expect("refused without AVX512-BF16");
+            assert!(err.to_string().contains("AVX512-BF16"), "{err}");
+            return;
+        }
+        let reference = BertModel::load(vb.clone(), &config).expect("candle loads");
+        let native = NativeBert::load(&vb, &config, Products::Bf16).expect("native loads");
+        assert_eq!(native.products(), Products::Bf16);
+        let rows: Vec<(Vec<u32>, Vec<u32>)> = [1usize, 12, 33]
+            .iter()
+            .map(|&len| {
+                (
+                    (0..len).map(|i| (i * 11 % 50) as u32).collect(),
+                    vec![0; len],
+                )
+            })
+            .collect();
+        let want = candle_hidden(&reference, &rows);
+        let borrowed: Vec<Row<'_>> = rows.iter().map(|(ids, types)| Row { ids, types }).collect();
+        for threads in [1, 2] {
+            let got = native.forward(&borrowed, threads).expect("native runs");
+            let h = native.hidden_size();
+            let mut worst = 1f64;
+            let mut differs = false;
+            for (at, token) in want.iter().flatten().enumerate() {
+                let mine = &got[at * h..(at + 1) * h];
+                let dot: f64 = mine.iter().zip(token).map(|(a, b)| (a * b) as f64).sum();
+                let norm = |v: &[f32]| v.iter().map(|x| (x * x) as f64).sum::<f64>().sqrt();
+                worst = worst.min(dot / (norm(mine) * norm(token)));
+                differs |= mine.iter().zip(token).any(|(a, b)| a != b);
+            }
+            // Close to f32, and not f32 itself (the products did run in bfloat16).
+            assert!(worst > 0.999, "worst token cosine {worst}");
+            assert!(differs, "bfloat16 products gave f32's exact values");
+        }
+    }
+
+    #[test]
     fn bad_ids_are_errors_not_panics() {
         let config = tiny_config(HiddenAct::Gelu);
         let vb = VarBuilder::from_tensors(random_weights(&config, ""), DType::F32, &Device::Cpu);
-        let native = NativeBert::load(&vb, &config).expect("loads");
+        let native = NativeBert::load(&vb, &config, Products::F32).expect("loads");
         let ids = [3u32, 99];
         let types = [0u32, 0];
         let err = native

@@ -126,6 +126,34 @@ fn our_cpu_engine_gives_candles_vectors_for_the_real_model() {
             );
         }
     }
+    // Our engine's bfloat16 products (`auto` picks them where the CPU has AVX512-BF16): every
+    // vector within 0.9999 of f32's, and not f32's own (the products did run in bfloat16).
+    let native_bf16 = BertEmbedder::load_with(
+        &dir,
+        &LoadOptions {
+            precision: Precision::Bf16,
+            ..LoadOptions::for_device(DeviceKind::Cpu)
+        },
+    )
+    .map(|model| model.with_workers(2));
+    if Precision::Auto.resolved(Engine::Native) == Precision::Bf16 {
+        let reduced = native_bf16
+            .expect("bfloat16 products on this CPU")
+            .embed(&refs)
+            .unwrap();
+        for (i, (a, b)) in reference.iter().zip(&reduced).enumerate() {
+            let similarity = cosine(a, b);
+            assert!(similarity > 0.9999, "text {i} in bf16: cosine {similarity}");
+        }
+        assert!(reference != reduced, "bf16 products gave f32's vectors");
+        let auto = load(Engine::Native, false, Precision::Auto)
+            .embed(&refs)
+            .unwrap();
+        assert_eq!(auto, reduced, "auto runs the bfloat16 products here");
+    } else {
+        let err = native_bf16.err().expect("refused without AVX512-BF16");
+        assert!(err.to_string().contains("AVX512-BF16"), "{err}");
+    }
     let refused = |options: LoadOptions| BertEmbedder::load_with(&dir, &options).is_err();
     assert!(
         refused(LoadOptions {
@@ -136,10 +164,10 @@ fn our_cpu_engine_gives_candles_vectors_for_the_real_model() {
     );
     assert!(
         refused(LoadOptions {
-            precision: Precision::Bf16,
+            precision: Precision::F16,
             ..LoadOptions::for_device(DeviceKind::Cpu)
         }),
-        "our engine refuses half precision rather than silently computing in f32"
+        "our engine refuses f16 rather than silently computing in f32"
     );
 }
 
