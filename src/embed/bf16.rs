@@ -188,18 +188,27 @@ pub(super) struct Rows<'a> {
 }
 
 /// Where a product goes: row `r` at `values[r × stride..]`; `accumulate` adds to what is there,
-/// else overwrites it.
+/// else overwrites it; `bias` (one value per output) is added to every row.
 pub(super) struct Target<'a> {
     pub values: &'a mut [f32],
     pub stride: usize,
     pub accumulate: bool,
+    pub bias: Option<&'a [f32]>,
 }
 
-/// `out[rows × outputs] += x[rows × inputs] · Wᵀ`, the products in bfloat16, the sums in f32.
-/// `threads` > 1 divides the panels among that many threads.
+/// `out[rows × outputs] = x[rows × inputs] · Wᵀ + bias`, the products in bfloat16, the sums in
+/// f32 (the bias added in the tile: no pass that copies it into `out` first). `threads` > 1
+/// divides the panels among that many threads.
 ///
 /// Panics if the CPU lacks AVX512-BF16 (see [`supported`]) or a slice is too short.
-pub(super) fn product(x: &[f32], rows: usize, w: &Packed, out: &mut [f32], threads: usize) {
+pub(super) fn product(
+    x: &[f32],
+    rows: usize,
+    w: &Packed,
+    bias: &[f32],
+    out: &mut [f32],
+    threads: usize,
+) {
     let x = Rows {
         values: x,
         rows,
@@ -208,7 +217,8 @@ pub(super) fn product(x: &[f32], rows: usize, w: &Packed, out: &mut [f32], threa
     let out = Target {
         values: out,
         stride: w.outputs,
-        accumulate: true,
+        accumulate: false,
+        bias: Some(bias),
     };
     product_into(x, w, out, threads);
 }
@@ -232,6 +242,10 @@ pub(super) fn product_into(x: Rows<'_>, w: &Packed, out: Target<'_>, threads: us
         out.values.len() >= (rows - 1) * out.stride + w.outputs,
         "out is too short"
     );
+    assert!(
+        out.bias.is_none_or(|b| b.len() >= w.outputs),
+        "bias is too short"
+    );
     ACTIVATIONS.with(|activations| {
         let mut activations = activations.borrow_mut();
         convert(x, w.inputs, &mut activations);
@@ -248,6 +262,7 @@ pub(super) fn product_into(x: Rows<'_>, w: &Packed, out: Target<'_>, threads: us
             rows,
             ldc: out.stride,
             accumulate: out.accumulate,
+            bias: out.bias,
         };
         // SAFETY (the calls below): the CPU has the features (asserted); `a` is the
         // conversion of `rows` rows; `out` covers `rows` rows of `w.outputs` (asserted).
@@ -277,16 +292,17 @@ thread_local! {
 
 /// Where the sums go: `rows × ldc` f32, shared by the threads of one product (each writes its
 /// own columns).
-struct Output {
+struct Output<'a> {
     ptr: *mut f32,
     rows: usize,
     ldc: usize,
     accumulate: bool,
+    bias: Option<&'a [f32]>,
 }
 
 // SAFETY: the threads of one product write disjoint columns of the buffer `ptr` points into,
 // which outlives them (`std::thread::scope`).
-unsafe impl Sync for Output {}
+unsafe impl Sync for Output<'_> {}
 
 /// Converts the first `inputs` values of each row of `x` to bfloat16 pairs, row after row,
 /// each row `inputs / 2` pairs rounded up (an odd last input is paired with a zero).
@@ -389,7 +405,7 @@ unsafe fn pair_slices_avx512(first: &[f32], second: Option<&[f32]>, out: &mut [u
 /// output for `out.rows` rows of `w.inputs`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bf16")]
-unsafe fn panels_of(a: &[u32], w: &Packed, range: std::ops::Range<usize>, out: &Output) {
+unsafe fn panels_of(a: &[u32], w: &Packed, range: std::ops::Range<usize>, out: &Output<'_>) {
     let pairs = w.pairs;
     let width = w.panel.columns();
     assert!(a.len() >= out.rows * pairs, "activations are too short");
@@ -407,6 +423,7 @@ unsafe fn panels_of(a: &[u32], w: &Packed, range: std::ops::Range<usize>, out: &
                 ldc: out.ldc,
                 columns,
                 accumulate: out.accumulate,
+                bias: out.bias.map(|b| &b[first..first + columns]),
             };
             // SAFETY: the tile's rows and columns are inside `out` and `a` (the contract).
             unsafe {
@@ -434,7 +451,7 @@ unsafe fn panels_of(a: &[u32], w: &Packed, range: std::ops::Range<usize>, out: &
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn panels_of(_: &[u32], _: &Packed, _: std::ops::Range<usize>, _: &Output) {
+unsafe fn panels_of(_: &[u32], _: &Packed, _: std::ops::Range<usize>, _: &Output<'_>) {
     unreachable!("bfloat16 products run on x86-64 only; `supported` is false elsewhere")
 }
 
@@ -449,6 +466,8 @@ struct Tile<'a> {
     ldc: usize,
     columns: usize,
     accumulate: bool,
+    /// The panel's `columns` biases.
+    bias: Option<&'a [f32]>,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -487,21 +506,32 @@ impl Tile<'_> {
                 }
             }
         }
+        let mask = |v: usize| -> __mmask16 {
+            match self.columns.saturating_sub(16 * v).min(16) {
+                16 => 0xFFFF,
+                left => (1 << left) - 1,
+            }
+        };
+        let mut bias = [_mm512_setzero_ps(); V];
+        if let Some(b) = self.bias {
+            for (v, lane) in bias.iter_mut().enumerate() {
+                // SAFETY: the mask keeps the read inside the panel's `columns` biases.
+                *lane = unsafe { _mm512_maskz_loadu_ps(mask(v), b.as_ptr().wrapping_add(16 * v)) };
+            }
+        }
         for (r, row) in sums.iter().enumerate() {
-            for (v, sum) in row.iter().enumerate() {
-                let left = self.columns.saturating_sub(16 * v).min(16);
-                if left == 0 {
+            for (v, (sum, bias)) in row.iter().zip(&bias).enumerate() {
+                let mask = mask(v);
+                if mask == 0 {
                     break;
                 }
-                let mask: __mmask16 = if left == 16 { 0xFFFF } else { (1 << left) - 1 };
                 // SAFETY: the mask keeps the access inside the row's `columns`.
                 unsafe {
                     let at = self.c.add(r * self.ldc + 16 * v);
-                    let value = if self.accumulate {
-                        _mm512_add_ps(_mm512_maskz_loadu_ps(mask, at), *sum)
-                    } else {
-                        *sum
-                    };
+                    let mut value = _mm512_add_ps(*sum, *bias);
+                    if self.accumulate {
+                        value = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, at), value);
+                    }
                     _mm512_mask_storeu_ps(at, mask, value);
                 }
             }
@@ -583,11 +613,11 @@ mod tests {
             assert_eq!((w.outputs, w.inputs), (outputs, inputs));
             let rounded: Vec<f32> = weight.iter().map(|&v| widen(round(v))).collect();
             assert_eq!(w.unpacked(), rounded);
-            let start: Vec<f32> = (0..rows * outputs)
-                .map(|_| rng.random_range(-1.0..1.0))
-                .collect();
-            let mut out = start.clone();
-            product(&x, rows, &w, &mut out, threads);
+            let bias: Vec<f32> = (0..outputs).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let start: Vec<f32> = (0..rows * outputs).map(|o| bias[o % outputs]).collect();
+            // What was in `out` is overwritten.
+            let mut out = vec![f32::NAN; rows * outputs];
+            product(&x, rows, &w, &bias, &mut out, threads);
             let want = reference(&x, rows, &w, &start);
             for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
                 // f32 sums of `inputs` products of magnitude ≤ 1.
@@ -640,6 +670,7 @@ mod tests {
                 values: &mut out,
                 stride: ldc,
                 accumulate,
+                bias: None,
             };
             product_into(x, &w, target, 1);
             for r in 0..rows {
@@ -675,7 +706,7 @@ mod tests {
             .collect();
         let w = Packed::new(&weight, outputs, inputs);
         let mut out = vec![0f32; rows * outputs];
-        product(&x, rows, &w, &mut out, 1);
+        product(&x, rows, &w, &vec![0.0; outputs], &mut out, 1);
         for r in 0..rows {
             for o in 0..outputs {
                 let exact: f64 = (0..inputs)

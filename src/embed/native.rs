@@ -495,6 +495,7 @@ impl NativeBert {
                     values: scores,
                     stride: len,
                     accumulate: false,
+                    bias: None,
                 };
                 bf16::product_into(queries, keys, into, 1);
                 sums.clear();
@@ -511,6 +512,7 @@ impl NativeBert {
                     values: place,
                     stride: h,
                     accumulate: false,
+                    bias: None,
                 };
                 bf16::product_into(weights, values, into, 1);
                 for (t, sum) in sums.iter().enumerate() {
@@ -560,12 +562,12 @@ impl Linear {
     /// `out[rows × outputs] = x[rows × inputs] · Wᵀ + b`.
     fn apply(&self, x: &[f32], rows: usize, out: &mut [f32], threads: usize) {
         let out = &mut out[..rows * self.outputs];
+        if let Some(packed) = &self.packed {
+            bf16::product(x, rows, packed, &self.bias, out, threads);
+            return;
+        }
         for row in out.chunks_exact_mut(self.outputs) {
             row.copy_from_slice(&self.bias);
-        }
-        if let Some(packed) = &self.packed {
-            bf16::product(x, rows, packed, out, threads);
-            return;
         }
         gemm::product(
             rows,
