@@ -304,7 +304,7 @@ pub struct ModelConfig {
     /// or `candle` (candle's BERT; always used with `--device cuda`).
     #[arg(long, env = "FHIR_RAG_EMBED_ENGINE", value_enum)]
     pub embed_engine: Option<Engine>,
-    /// What the model computes in. `auto` (default): on the CPU, the native engine's linear
+    /// What the model computes in. `auto` (default): on the CPU, the native engine's matrix
     /// products in bfloat16 with f32 sums where the CPU has AVX512-BF16 (twice f32's rate;
     /// vectors within cosine 0.9999 of f32's), else f32. `f32` forces f32 throughout. `bf16`
     /// asks for bfloat16 products (an error on a CPU without them) or, in candle's engine,

@@ -291,11 +291,7 @@ async fn run_ingest(
         model: embedder.info().name.clone(),
         device: format!("{:?}", config.model.device).to_lowercase(),
         build: fhir_rag::embed::BUILD_KERNELS.to_string(),
-        precision: format!(
-            "{:?}",
-            config.model.embed_precision.resolved(config.model.engine())
-        )
-        .to_lowercase(),
+        precision: resolved_precision(&config.model),
         bundles: report.messages,
         patients: counts.patients,
         documents: counts.documents,
@@ -1257,8 +1253,9 @@ pub struct EmbedBenchResult {
     pub mean_cosine_vs_reference: Option<f64>,
     /// What the reference said about itself (versions, threads, load time).
     pub reference: Option<serde_json::Value>,
-    /// Median milliseconds to embed one question of about 20 tokens alone (the answer path's
-    /// query), with every thread free.
+    /// Milliseconds to embed one question of about 20 tokens alone (the answer path's query),
+    /// with every thread free: the median of 5 medians of 20 calls, alternating with the f32
+    /// side's.
     pub query_ms: f64,
     /// Peak resident memory of fhir-rag, MiB.
     pub peak_rss_mb: f64,
@@ -1277,7 +1274,7 @@ pub struct F32Side {
     pub min_cosine_vs_reference: Option<f64>,
     /// Smallest cosine of the f32 vectors and the reduced precision's.
     pub min_cosine_vs_reduced: f64,
-    /// Median milliseconds to embed [`LONE_QUERY`] alone.
+    /// Milliseconds to embed [`LONE_QUERY`] alone, measured as `query_ms`.
     pub query_ms: f64,
 }
 
@@ -1385,8 +1382,13 @@ fn model_flops_per_token(dir: &std::path::Path, length: f64) -> anyhow::Result<f
 fn reference_dtype(model: &ModelConfig) -> String {
     match model.engine() {
         fhir_rag::embed::bert::Engine::Native => "f32".into(),
-        engine => format!("{:?}", model.embed_precision.resolved(engine)).to_lowercase(),
+        _ => resolved_precision(model),
     }
+}
+
+/// What `model` computes in on this machine (`auto` resolved), as `--embed-precision` names it.
+fn resolved_precision(model: &ModelConfig) -> String {
+    format!("{:?}", model.embed_precision.resolved(model.engine())).to_lowercase()
 }
 
 /// One reference round: the script's JSON line and its vectors.
@@ -1599,7 +1601,7 @@ pub async fn embed(config: &EmbedBenchConfig) -> anyhow::Result<EmbedBenchResult
             DeviceKind::Cpu => "cpu".into(),
             DeviceKind::Cuda => format!("cuda: {}", gpu_name()),
         },
-        precision: format!("{precision:?}").to_lowercase(),
+        precision: resolved_precision(&config.model),
         f32_side,
         flops_per_token,
         fhir_rag_tflops: flops_per_token * ours_rate / 1e12,

@@ -43,8 +43,8 @@ impl Engine {
 }
 
 /// The number format the model computes in. Pooling and normalization are f32 always; in the
-/// native engine so are layer norms, softmax, GELU, residual sums and attention's products, and
-/// `bf16` rounds only the operands of the linear layers' products (their sums stay f32).
+/// native engine so are layer norms, softmax, GELU and residual sums, and `bf16` rounds only the
+/// operands of the matrix products (linear layers and attention; their sums stay f32).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Precision {
     /// bfloat16 products in the native engine on a CPU with AVX512-BF16 (twice f32's rate),
@@ -63,7 +63,7 @@ impl Precision {
     /// What `engine` computes in on this CPU for this setting (`Auto` resolved).
     pub fn resolved(self, engine: Engine) -> Precision {
         match (self, engine) {
-            (Precision::Auto, Engine::Native) if native::bf16_supported() => Precision::Bf16,
+            (Precision::Auto, Engine::Native) if super::bf16::supported() => Precision::Bf16,
             (Precision::Auto, _) => Precision::F32,
             (precision, _) => precision,
         }

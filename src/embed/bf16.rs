@@ -223,7 +223,8 @@ pub(super) fn product(
     product_into(x, w, out, threads);
 }
 
-/// `out = x · Wᵀ` (or `out += x · Wᵀ`) for strided operands; see [`product`].
+/// `out = x · Wᵀ` (or `out += x · Wᵀ`), plus `out.bias` if given, for strided operands; see
+/// [`product`].
 pub(super) fn product_into(x: Rows<'_>, w: &Packed, out: Target<'_>, threads: usize) {
     assert!(supported(), "the CPU has no AVX512-BF16");
     let rows = x.rows;

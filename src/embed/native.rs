@@ -6,11 +6,11 @@
 //! (no padding, so no attention mask), the three projections of a layer are one product, each
 //! bias is the product's starting value, the residual sum feeds the layer norm in the same
 //! loop, and the element-wise kernels (GELU, softmax, layer norm) are vectorized with the CPU's
-//! widest instructions (AVX-512 or AVX2, chosen at run time). The linear layers' products run in
-//! bfloat16 with f32 sums where the CPU has AVX512-BF16 and [`Products::Bf16`] is asked for
-//! ([`super::bf16`]); the rest of the pass (embeddings, layer norms, softmax, GELU, residual
-//! sums, attention's own products) stays in f32. f32 products go to MKL in the `mkl` build and
-//! to the `gemm` crate otherwise.
+//! widest instructions (AVX-512 or AVX2, chosen at run time). The matrix products (linear
+//! layers and attention) run in bfloat16 with f32 sums where the CPU has AVX512-BF16 and
+//! [`Products::Bf16`] is asked for ([`super::bf16`]); the rest of the pass (embeddings, layer
+//! norms, softmax, GELU, residual sums) stays in f32. f32 products go to MKL in the `mkl` build
+//! and to the `gemm` crate otherwise.
 //!
 //! The weights are read through the same `VarBuilder` as candle's model, so both accept the
 //! same checkpoints; `tests` checks the two against each other.
@@ -21,12 +21,7 @@ use candle_transformers::models::bert::{Config, HiddenAct};
 
 use super::bf16;
 
-/// Whether this CPU runs [`Products::Bf16`].
-pub(super) fn bf16_supported() -> bool {
-    bf16::supported()
-}
-
-/// What the linear layers' products compute in.
+/// What the encoder's matrix products (linear layers and attention) compute in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Products {
     /// f32 throughout.
@@ -199,7 +194,7 @@ impl NativeBert {
         Ok(model)
     }
 
-    /// What the linear layers' products compute in.
+    /// What the encoder's matrix products compute in.
     pub(super) fn products(&self) -> Products {
         self.products
     }

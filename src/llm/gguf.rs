@@ -278,13 +278,6 @@ fn forward_rows(
         .map_err(model_error)
 }
 
-/// Generation by votes, all voters in one batch. Every voter's prompt is the same instructions
-/// and question, its own context, and the question again; contexts shorter than the longest
-/// are filled with blank lines in front, so that every row has the same length and position
-/// (candle's quantized Llama has no padding mask, and needs none then). One pass reads every
-/// voter's prompt; each step then runs all voters on the chosen token in one pass of batch
-/// size = voters, which reads the weights once per step instead of once per voter. Several
-/// choosers continue from copies of the same attention cache. Llama-architecture models only.
 /// Why a model that is not Llama-architecture cannot vote.
 const NOT_LLAMA: &str = "generation by votes needs a llama-architecture GGUF model";
 
@@ -371,6 +364,13 @@ fn voter_rows(
     Ok((ids, row, voters))
 }
 
+/// Generation by votes, all voters in one batch. Every voter's prompt is the same instructions
+/// and question, its own context, and the question again; contexts shorter than the longest
+/// are filled with blank lines in front, so that every row has the same length and position
+/// (candle's quantized Llama has no padding mask, and needs none then). One pass reads every
+/// voter's prompt; each step then runs all voters on the chosen token in one pass of batch
+/// size = voters, which reads the weights once per step instead of once per voter. Several
+/// choosers continue from copies of the same attention cache. Llama-architecture models only.
 fn vote(model: &mut LoadedModel, request: VoteRequest) -> Result<Vec<VoteOutput>, LlmError> {
     let (ids, row, voters) = voter_rows(model, &request)?;
     if voters == 0 {
