@@ -56,8 +56,8 @@ if [ "${FHIR_RAG_EVAL_NO_MODEL:-0}" != 1 ]; then
     gguf=$(scripts/fetch-llm.sh)
     args+=(--also-llm "gguf://$gguf" --also-every "${FHIR_RAG_EVAL_MODEL_EVERY:-20}")
 fi
-"$bin" "${args[@]}"
-"$bin" "${args[@]}" --mode incremental --name answers-incremental
+"$harness" "${args[@]}"
+"$harness" "${args[@]}" --mode incremental --name answers-incremental
 "$harness" eval answers --source "$source_path" --paraphrases eval/answer-paraphrases.json --name answers-dev
 for set in heldout blind unseen; do
     "$harness" eval answers --source "$source_path" --paraphrases "eval/answer-paraphrases-$set.json" \

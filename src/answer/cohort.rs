@@ -47,6 +47,9 @@ const COUNT_WORDS: &[&str] = &[
     "patient",
     "people",
     "total",
+    // "at least one", "one or more".
+    "least",
+    "more",
     // How the count is qualified ("distinct patients", "the size of the cohort").
     "distinct",
     "unique",
@@ -145,9 +148,10 @@ pub(crate) async fn cohort(
     condition: Option<&str>,
 ) -> Result<Vec<i64>, StoreError> {
     Ok(match condition {
-        Some(condition) => {
-            search::condition_patients(pool, condition, scope, i64::MAX as usize).await?
-        }
+        Some(condition) => match super::question::kind_named_alone(condition) {
+            Some(kind) => search::kind_patients(pool, kind, scope).await?,
+            None => search::condition_patients(pool, condition, scope, i64::MAX as usize).await?,
+        },
         None => match scope {
             Scope::Patients(keys) => keys.clone(),
             Scope::All => {
@@ -728,6 +732,36 @@ fn treats_terms(sentences: &str, wanted: &BTreeSet<String>) -> bool {
     !wanted.is_empty() && wanted.is_subset(&super::question::line_terms(reason))
 }
 
+/// Whether a fact's status says it is active ("Clinical status is active.", "Status is
+/// active.").
+fn active(sentences: &str) -> bool {
+    sentences.split(". ").any(|s| {
+        let s = s.trim_start().to_ascii_lowercase();
+        s.starts_with("status is active") || s.starts_with("clinical status is active")
+    })
+}
+
+/// Whether the item a fact names (after `lead`) is a member of `class`: every term of one
+/// member among its words.
+fn in_class(sentences: &str, lead: &str, class: &super::question::Class) -> bool {
+    head(sentences, lead).is_some_and(|item| {
+        let terms = super::question::line_terms(item);
+        class
+            .members
+            .iter()
+            .any(|member| !member.is_empty() && member.iter().all(|t| terms.contains(t)))
+    })
+}
+
+/// "statin" → "Statin".
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// One sentence for the counts of one kind: "Medications: Acetaminophen 325 MG Oral Tablet, 12
 /// patients; Amoxicillin 250 MG, 5 patients." `None` when nothing is shared by enough patients.
 fn count_line(lead: &str, counts: &[(String, usize)]) -> Option<String> {
@@ -843,9 +877,49 @@ pub async fn aggregate(
                 lines.push(line);
             }
         };
+    // "Which statin …", "the most common anticoagulant": a class the lexicon names, counted by
+    // its members among the cohort's medications, vaccines and procedures.
+    if matches!(
+        topic,
+        Topic::Readings | Topic::Medications | Topic::Immunizations | Topic::Procedures
+    ) && !analysis.classes.is_empty()
+    {
+        let mut found = Vec::new();
+        for (resource_type, lead) in [
+            ("MedicationRequest", "Medication is "),
+            ("Immunization", "Immunization is "),
+            ("Procedure", "Procedure is "),
+        ] {
+            let facts = facts_of(pool, patients, resource_type).await?;
+            for class in &analysis.classes {
+                let members: Vec<(i64, Option<NaiveDate>, String)> = facts
+                    .iter()
+                    .filter(|f| in_class(&f.2, lead, class))
+                    .filter(|f| !analysis.now || active(&f.2))
+                    .cloned()
+                    .collect();
+                if let Some(line) =
+                    labelled_counts(&capitalized(&class.written), &counts(&members, lead, k))
+                {
+                    found.push(line);
+                }
+            }
+        }
+        if !found.is_empty() {
+            lines.extend(found);
+            return Ok(Some(SyntheticDocument {
+                lines,
+                document_ids: Vec::new(),
+            }));
+        }
+    }
     match topic.facts() {
         Some((resource_type, lead)) => {
-            let facts = facts_of(pool, patients, resource_type).await?;
+            let mut facts = facts_of(pool, patients, resource_type).await?;
+            // "Ongoing conditions", "on right now": what the record says is active.
+            if analysis.now && matches!(topic, Topic::Conditions | Topic::Medications) {
+                facts.retain(|f| active(&f.2));
+            }
             // Medications for a condition: those the record gives that condition as the
             // reason for, when it says so; otherwise every medication of the cohort.
             // The label does not repeat the requester's words (the cohort line names the
@@ -1084,6 +1158,35 @@ mod tests {
 
     fn fact(patient: i64, sentences: &str) -> (i64, Option<NaiveDate>, String) {
         (patient, None, sentences.to_string())
+    }
+
+    #[test]
+    fn a_class_is_counted_by_its_members_and_now_by_what_is_active() {
+        let none = BTreeSet::new();
+        let analysis = super::super::question::analyze("which statin do they take?", &none);
+        let statin = &analysis.classes[0];
+        let lead = "Medication is ";
+        let simva = "Medication is Simvastatin 10 MG Oral Tablet. Status is active.";
+        let stopped = "Medication is Atorvastatin 20 MG Oral Tablet. Status is stopped.";
+        let other = "Medication is Lisinopril 10 MG Oral Tablet. Status is active.";
+        assert!(in_class(simva, lead, statin));
+        assert!(in_class(stopped, lead, statin));
+        assert!(!in_class(other, lead, statin));
+        // Only the item counts: a statin named as a reason elsewhere is not one.
+        assert!(!in_class(
+            "Condition is Statin intolerance. Clinical status is active.",
+            lead,
+            statin
+        ));
+        assert!(active(simva));
+        assert!(!active(stopped));
+        assert!(active(
+            "Condition is Anemia (disorder). Clinical status is active. Onset on May 2019."
+        ));
+        assert!(!active(
+            "Condition is Anemia (disorder). Clinical status is resolved. Note is not active."
+        ));
+        assert_eq!(capitalized("statin"), "Statin");
     }
 
     #[test]

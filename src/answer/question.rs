@@ -374,7 +374,7 @@ fn stem(word: &str) -> String {
 
 /// "patients with diabetes", "people diagnosed with asthma", "those suffering from …".
 static CONDITION_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:patients?|pts|people|persons?|those|anyone|everyone|individuals)(?:\s+(?:in|at|of|from)\s+(?:our|the|this|my)\s+(?:records?|hospital|clinic|practice|database|system))?\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|have|has|had|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|given|prescribed|use|using|been|have|had|in\s+(?:the|our|these|those|all)\s+records?)\b|\s+[-–—]\s|[?.!,;]|$)")
+    Regex::new(r"(?i)\b(?:patients?|pts|people|persons?|those|anyone|everyone|individuals)(?:\s+(?:in|at|of|from)\s+(?:our|the|this|my)\s+(?:records?|hospital|clinic|practice|database|system))?\s+(?:who\s+(?:have|had|has|were\s+diagnosed\s+with|are\s+diagnosed\s+with)|with|have|has|had|diagnosed\s+with|suffering\s+from|having)\s+(?:an?\s+|the\s+|at\s+least\s+(?:one|1)\s+|one\s+or\s+more\s+|any\s+)?(.+?)(?:\s+(?:on|take|taking|takes|receive|receiving|get|getting|given|prescribed|use|using|been|have|had|in\s+(?:the|our|these|those|all)\s+records?)\b|\s+[-–—]\s|[?.!,;]|$)")
         .expect("valid regex")
 });
 /// "which drugs treat asthma in our patients": a cohort's condition named by what treats it.
@@ -583,9 +583,27 @@ impl QuestionAnalysis {
     /// The kind of record a yes/no question names ("prescribed", "meds", "shots"), as the
     /// first words of the facts of that kind: a "yes" needs a fact of it.
     pub fn named_kind(&self) -> Option<&'static str> {
-        let mut named = RECORD_KINDS
+        // An allergy is asked about by a phrase whose head it is ("is she allergic to
+        // peanuts?", "food allergies"), not by "allergic rhinitis", a condition's name.
+        let allergy_phrase = self
+            .phrases
             .iter()
-            .filter(|kind| kind.opening.is_some() && self.terms.iter().any(|t| t == kind.term));
+            .find(|p| p.last().is_some_and(|t| t == "allergy"));
+        // "Any drug or food allergies?": allergies, of one kind; "any medication for her
+        // allergies?" asks about medications.
+        let named_medication = self.terms.iter().any(|t| t == "medication");
+        if let (true, Some(phrase)) = (named_medication, allergy_phrase) {
+            return Some(if phrase.len() >= 2 {
+                "Allergy is"
+            } else {
+                "Medication is"
+            });
+        }
+        let mut named = RECORD_KINDS.iter().filter(|kind| {
+            kind.opening.is_some()
+                && self.terms.iter().any(|t| t == kind.term)
+                && (kind.term != "allergy" || allergy_phrase.is_some())
+        });
         match (named.next(), named.next()) {
             (Some(kind), None) => kind.opening,
             _ => None,
@@ -1521,7 +1539,7 @@ struct RecordKind {
     term: &'static str,
     /// Its resource type.
     resource_type: &'static str,
-    /// How its facts' sentences begin, where that is fixed (allergies name their category).
+    /// How its facts' sentences begin, where that is fixed.
     opening: Option<&'static str>,
 }
 
@@ -1534,7 +1552,9 @@ const RECORD_KINDS: &[RecordKind] = &[
     RecordKind {
         term: "allergy",
         resource_type: "AllergyIntolerance",
-        opening: None,
+        // A refuted or suspected allergy opens otherwise ("Refuted allergy (ruled out) is"):
+        // never a "yes".
+        opening: Some("Allergy is"),
     },
     RecordKind {
         term: "immunization",
@@ -1547,6 +1567,23 @@ const RECORD_KINDS: &[RecordKind] = &[
         opening: Some("Procedure is"),
     },
 ];
+
+/// The resource type a condition reading names when it is only a kind of fact ("patients
+/// with an allergy", "patients with documented allergies"): the cohort is then every patient
+/// with a fact of that kind, not those whose conditions use the word.
+pub fn kind_named_alone(text: &str) -> Option<&'static str> {
+    let terms = content_terms(text);
+    let mut terms = terms.iter().filter(|t| {
+        !GENERIC_TERMS.contains(&t.as_str()) || RECORD_KINDS.iter().any(|k| k.term == t.as_str())
+    });
+    match (terms.next(), terms.next()) {
+        (Some(term), None) => RECORD_KINDS
+            .iter()
+            .find(|kind| kind.term == term.as_str())
+            .map(|kind| kind.resource_type),
+        _ => None,
+    }
+}
 
 /// Whether the question names a concept of the record at all ("diagnosed with dyspnea",
 /// "body temperature"), rather than only a kind of fact ("which allergies").
@@ -1901,9 +1938,26 @@ mod tests {
                 "can you list the medications our asthma patients receive for it?",
                 "asthma",
             ),
+            (
+                "How many patients have at least one documented allergy?",
+                "allergy",
+            ),
+            ("patients with one or more allergies?", "allergies"),
         ] {
             assert_eq!(condition(q).as_deref(), Some(c), "{q}");
         }
+    }
+
+    #[test]
+    fn a_kind_of_fact_named_alone_is_that_kind() {
+        assert_eq!(
+            kind_named_alone("documented allergy"),
+            Some("AllergyIntolerance")
+        );
+        assert_eq!(kind_named_alone("allergies"), Some("AllergyIntolerance"));
+        assert_eq!(kind_named_alone("procedures"), Some("Procedure"));
+        assert_eq!(kind_named_alone("food allergy"), None);
+        assert_eq!(kind_named_alone("asthma"), None);
     }
 
     #[test]

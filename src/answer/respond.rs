@@ -207,13 +207,55 @@ pub fn lead(document: &SyntheticDocument, form: AnswerForm, now: bool) -> String
                 .iter()
                 .filter(|l| l.contains("Status is ") || l.contains("Clinical status is "))
                 .collect();
-            if now && !statuses.is_empty() && statuses.iter().all(|l| ended(l)) {
+            if let Some(lead) = smoking_lead(document) {
+                lead.into()
+            } else if now && !statuses.is_empty() && statuses.iter().all(|l| ended(l)) {
                 "Not at present (on record, but stopped or resolved). ".into()
             } else {
                 "Yes. ".into()
             }
         }
     }
+}
+
+/// "Does he smoke?" answered by what the smoking status readings say, not by their presence:
+/// "No" when every one says never, "Not at present" when none says the patient smokes and one
+/// says former. `None` unless every line of the document is a smoking status reading.
+fn smoking_lead(document: &SyntheticDocument) -> Option<&'static str> {
+    let lines: Vec<String> = document.lines.iter().map(|l| l.to_lowercase()).collect();
+    if lines.is_empty() || !lines.iter().all(|l| l.contains("smoking status")) {
+        return None;
+    }
+    let value = |l: &String| {
+        l.split_once("smoking status")
+            .map(|(_, rest)| rest.to_string())
+            .unwrap_or_default()
+    };
+    let smokes = |v: &str| {
+        [
+            "current",
+            "every day",
+            "some day",
+            "smoker, current",
+            "smokes",
+            "light",
+            "heavy",
+        ]
+        .iter()
+        .any(|w| v.contains(w))
+    };
+    let values: Vec<String> = lines.iter().map(value).collect();
+    if values
+        .iter()
+        .any(|v| smokes(v) || !(v.contains("never") || v.contains("former")))
+    {
+        return None;
+    }
+    Some(if values.iter().all(|v| v.contains("never")) {
+        "No: never a smoker, as recorded. "
+    } else {
+        "Not at present (a former smoker, as recorded). "
+    })
 }
 
 /// The deterministic answer: the synthetic document's facts as sentences, introduced as such;
@@ -410,6 +452,65 @@ mod tests {
         // Ranges over several readings do not pair.
         let range = "Blood Pressure, Diastolic Blood Pressure is 111 to 118 mm[Hg], Systolic Blood Pressure is 145 to 161 mm[Hg]";
         assert_eq!(blood_pressure_as_written(range), range);
+    }
+
+    #[test]
+    fn does_he_smoke_is_answered_by_the_status_read() {
+        let doc = |lines: &[&str]| SyntheticDocument {
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            document_ids: Vec::new(),
+        };
+        let never = "The patient, January 2014: Code is Tobacco smoking status NHIS. Value is Never smoker.";
+        let former =
+            "The patient, May 2019: Code is Tobacco smoking status NHIS. Value is Former smoker.";
+        let current = "The patient, May 2020: Code is Tobacco smoking status NHIS. Value is Current every day smoker.";
+        let yes_no = AnswerForm::YesNo;
+        assert!(lead(&doc(&[never, never]), yes_no, false).starts_with("No: never"));
+        assert!(lead(&doc(&[never, former]), yes_no, false).starts_with("Not at present"));
+        assert_eq!(lead(&doc(&[former, current]), yes_no, false), "Yes. ");
+        // Another fact beside the readings: the status alone does not answer.
+        let other =
+            "The patient, May 2019: Condition is Nicotine dependence. Clinical status is active.";
+        assert_eq!(lead(&doc(&[never, other]), yes_no, false), "Yes. ");
+    }
+
+    #[test]
+    fn a_yes_about_an_allergy_stands_on_an_allergy() {
+        let doc = |line: &str| SyntheticDocument {
+            lines: vec![line.to_string()],
+            document_ids: Vec::new(),
+        };
+        let none = std::collections::BTreeSet::new();
+        let peanuts = crate::answer::question::analyze("is she allergic to peanuts?", &none);
+        let lab = "The patient, June 2012: Code is Peanut IgE Ab in Serum. Value is 0.22 kU/L.";
+        assert!(!supports_yes(&doc(lab), &peanuts));
+        assert!(supports_yes(
+            &doc("The patient: Allergy is Peanut (substance). Clinical status is active."),
+            &peanuts
+        ));
+        assert!(!supports_yes(
+            &doc("The patient: Refuted allergy (ruled out) is Peanut (substance)."),
+            &peanuts
+        ));
+        let drug_or_food = crate::answer::question::analyze("Any drug or food allergies?", &none);
+        assert!(supports_yes(
+            &doc("The patient: Allergy is Allergy to fish. Category is food."),
+            &drug_or_food
+        ));
+        let for_allergies =
+            crate::answer::question::analyze("is he on any medication for his allergies?", &none);
+        assert!(!supports_yes(
+            &doc("The patient: Allergy is Allergy to fish. Category is food."),
+            &for_allergies
+        ));
+        // "Allergic rhinitis" is a condition's name, not an allergy asked about.
+        let rhinitis = crate::answer::question::analyze("does she have allergic rhinitis?", &none);
+        assert!(supports_yes(
+            &doc(
+                "The patient: Condition is Perennial allergic rhinitis. Clinical status is active."
+            ),
+            &rhinitis
+        ));
     }
 
     #[test]

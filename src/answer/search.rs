@@ -307,6 +307,24 @@ pub async fn condition_patients(
     Ok(rows)
 }
 
+/// The patients of `scope` with at least one fact of `resource_type` ("patients with an
+/// allergy").
+pub async fn kind_patients(
+    pool: &PgPool,
+    resource_type: &str,
+    scope: &Scope,
+) -> Result<Vec<i64>, StoreError> {
+    Ok(sqlx::query_scalar::<_, i64>(
+        "SELECT DISTINCT patient_key FROM facts
+         WHERE resource_type = $1 AND ($2::bigint[] IS NULL OR patient_key = ANY($2))
+         ORDER BY patient_key",
+    )
+    .bind(resource_type)
+    .bind(scope.keys())
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Which retrievers run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

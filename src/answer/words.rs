@@ -571,6 +571,7 @@ pub(super) const CANONICAL: &[(&[&str], &str)] = &[
     (&["pressures"], "pressure"),
     (&["labs", "laboratory", "tests"], "lab"),
     (&["reports"], "report"),
+    (&["visited", "visits", "visiting"], "visit"),
     (&["plans"], "plan"),
 ];
 

@@ -92,6 +92,9 @@ pub async fn cohort_condition(
     Ok(cohort_subject(&analysis, &known).0)
 }
 
+/// Words of a cohort question that qualify the count, never what is counted.
+const COUNT_TERMS: &[&str] = &["least", "most", "more", "one", "patients", "living", "aged"];
+
 /// A cohort question as the cohort path reads it: the context words the records never use
 /// dropped, and its condition matched against `names` when given.
 pub(super) fn read_cohort(
@@ -101,7 +104,22 @@ pub(super) fn read_cohort(
 ) -> QuestionAnalysis {
     analysis.keep_known(known);
     if let Some(condition) = names.and_then(|names| named_condition(&analysis, names)) {
-        analysis.condition = Some(condition);
+        // "Median BMI among living patients aged 40 and over": a statistic of the only concept
+        // the question names is a reading's, not a condition's ("Body mass index 30+ -
+        // obesity"), unless the grammar makes it the group ("patients with obesity").
+        let condition_terms = crate::answer::question::line_terms(&condition);
+        let statistic = analysis
+            .terms
+            .iter()
+            .any(|t| matches!(t.as_str(), "median" | "average" | "mean" | "typical"));
+        let only_concept = !analysis.terms.iter().any(|t| {
+            crate::answer::question::is_concept(t)
+                && !COUNT_TERMS.contains(&t.as_str())
+                && !condition_terms.contains(t)
+        });
+        if !(statistic && only_concept && analysis.condition.is_none()) {
+            analysis.condition = Some(condition);
+        }
     }
     analysis
 }
