@@ -778,6 +778,14 @@ impl AnswerEngine {
                         return Ok(());
                     }
                 }
+                // "Karren S.": of several listed Karrens, the one whose family name begins so
+                // (none: somebody else).
+                if let (true, Some(initial)) = (resolution.ambiguous, first.family_initial) {
+                    if search::keep_family_initial(pool, &mut resolution, initial).await? {
+                        draft.settle(policy::NOT_ACCESSIBLE);
+                        return Ok(());
+                    }
+                }
                 let resolved = |w: &String| {
                     resolution.name_words.contains(w)
                         || resolution

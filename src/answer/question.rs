@@ -438,6 +438,9 @@ pub struct QuestionAnalysis {
     /// The sex a title says ("Mr." male; "Mrs.", "Ms.", "Miss" female), to tell apart two
     /// listed patients who share the name it precedes.
     pub titled_sex: Option<&'static str>,
+    /// A family name's initial after a given name ("Karren S."), lower-case: it tells apart
+    /// listed patients who share the given name.
+    pub family_initial: Option<char>,
     /// Whether its concepts are alternatives ("COPD or emphysema": either), not all required
     /// ("both hypertension and hyperlipidemia").
     pub alternatives: bool,
@@ -704,7 +707,14 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
             })
     });
     let now = is_on || words.iter().any(|w| NOW_WORDS.contains(&w.as_str()));
-    if lower.contains("how many") || lower.contains("number of") || lower.contains("how often") {
+    // "# of CBT sessions", "total # of colonoscopies": the number sign reads "number".
+    static NUMBER_SIGN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"#\s*of\b").expect("valid regex"));
+    if lower.contains("how many")
+        || lower.contains("number of")
+        || lower.contains("how often")
+        || NUMBER_SIGN.is_match(&lower)
+    {
         return (AnswerForm::Count, now);
     }
     // The first word of any clause (after a greeting or a role prefix ended by punctuation).
@@ -735,6 +745,18 @@ fn titled_sex(question: &str) -> Option<&'static str> {
         "Mr" => "male",
         _ => "female",
     })
+}
+
+/// The initial written after a capitalized word ("Karren S.'s LDL", "Karren L. - last
+/// colonoscopy?"): a family name's first letter, lower-case.
+fn family_initial(question: &str) -> Option<char> {
+    static INITIAL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b\p{Lu}\p{Ll}+\s+(\p{Lu})\.").expect("valid regex"));
+    INITIAL
+        .captures(question)
+        .and_then(|c| c[1].chars().next())
+        .filter(char::is_ascii_alphabetic)
+        .map(|c| c.to_ascii_lowercase())
 }
 
 /// Which end of the record a question asks for.
@@ -783,6 +805,12 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     // A SNOMED semantic tag copied with a name ("pneumonia (disorder)") says what kind of
     // concept it is, not which: "pneumonia (disorder)" asks what "pneumonia" asks.
     let question = SNOMED_TAG.replace_all(&question, " ").into_owned();
+    // "total # of colonoscopies", "the total number of visits": "total" qualifies the count,
+    // it names nothing (not Total Cholesterol).
+    static TOTAL_COUNT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\btotal\s+(#|number|count)(\s*of\b)").expect("valid regex")
+    });
+    let question = TOTAL_COUNT.replace_all(&question, "$1$2").into_owned();
     let mentions = crate::text::dates::find(&question);
     let in_date = |t: &crate::text::Token| {
         mentions
@@ -1028,6 +1056,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         since: crate::text::dates::since(&question),
         before: crate::text::dates::before(&question),
         titled_sex: titled_sex(&question),
+        family_initial: family_initial(&question),
         speaks_of_the_patient,
         alternatives: {
             let words = crate::text::words(&question);
@@ -1863,6 +1892,16 @@ mod tests {
         // written before a name ("MS" is multiple sclerosis).
         assert_eq!(rewritten("Mrs. Corona's weight?"), "Mrs. Corona's weight?");
         assert_eq!(rewritten("Any corona?"), "Any covid-19?");
+        assert_eq!(
+            family_initial("Karren S.'s LDL - is it going up?"),
+            Some('s')
+        );
+        assert_eq!(
+            family_initial("Karren L. - when was her last colonoscopy?"),
+            Some('l')
+        );
+        assert_eq!(family_initial("Last BP for Mr. Homenick?"), None);
+        assert_eq!(family_initial("Is the LDL of Ann ok?"), None);
         assert_eq!(titled_sex("Does John Smith have MS?"), None);
         assert_eq!(titled_sex("Last BP for Mr. Homenick?"), Some("male"));
         assert_eq!(titled_sex("When was Mrs Homenick seen?"), Some("female"));
@@ -1946,6 +1985,23 @@ mod tests {
         ] {
             assert_eq!(condition(q).as_deref(), Some(c), "{q}");
         }
+    }
+
+    #[test]
+    fn a_number_sign_asks_how_many() {
+        let none = BTreeSet::new();
+        for q in [
+            "# of CBT sessions he had?",
+            "total # of colonoscopys for Mr. Abbott?",
+        ] {
+            assert_eq!(analyze(q, &none).form, AnswerForm::Count, "{q}");
+        }
+        assert_eq!(analyze("MRN #12345 labs?", &none).form, AnswerForm::Facts);
+        let total = analyze("total # of colonoscopies for him?", &none);
+        assert_eq!(total.terms, ["colonoscopy"]);
+        assert!(analyze("his total cholesterol?", &none)
+            .terms
+            .contains(&"total".to_string()));
     }
 
     #[test]

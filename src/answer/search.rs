@@ -196,6 +196,33 @@ pub async fn keep_sex(
     Ok(false)
 }
 
+/// Keeps, of the patients a name matched, those whose family (or maiden) name begins with
+/// `initial` ("Karren S." when the list holds two Karrens). Returns true when none does: the
+/// question names somebody who is not on the list. Asks the vault about the matched patients
+/// only (all within the scope), and only whether each matches.
+pub async fn keep_family_initial(
+    pool: &PgPool,
+    resolution: &mut NameResolution,
+    initial: char,
+) -> Result<bool, StoreError> {
+    if resolution.patients.is_empty() || resolution.patients.len() > 64 {
+        return Ok(false);
+    }
+    let matching: Vec<i64> =
+        sqlx::query_scalar("SELECT vault.match_family_initial($1::bigint[], $2)")
+            .bind(&resolution.patients)
+            .bind(initial.to_string())
+            .fetch_all(pool)
+            .await?;
+    if matching.is_empty() {
+        return Ok(true);
+    }
+    resolution.patients.retain(|p| matching.contains(p));
+    resolution.words_of.retain(|p, _| matching.contains(p));
+    resolution.ambiguous = resolution.ambiguous && resolution.patients.len() > 1;
+    Ok(false)
+}
+
 /// The words among `words` that the records use (full text over the documents' chunks, English
 /// stemming): the records of at least `min_patients` patients, or of one of the requester's own
 /// patients (`own`, care teams only). Names live in the vault, never in documents, so this says

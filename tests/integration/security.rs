@@ -142,6 +142,38 @@ async fn each_role_holds_only_its_rights_over_tls() {
         .fetch_all(&answer)
         .await
         .is_err());
+    // A family name's initial: which of the given patients match, nothing of the name; one
+    // letter, a few patients a call.
+    let keys: Vec<i64> = sqlx::query_scalar("SELECT patient_key FROM patients")
+        .fetch_all(&answer)
+        .await
+        .unwrap();
+    for (initial, expected) in [("z", keys.clone()), ("s", Vec::new())] {
+        let matched: Vec<i64> =
+            sqlx::query_scalar("SELECT vault.match_family_initial($1::bigint[], $2)")
+                .bind(&keys)
+                .bind(initial)
+                .fetch_all(&answer)
+                .await
+                .unwrap();
+        assert_eq!(matched, expected, "initial {initial}");
+    }
+    for (patients, initial) in [
+        (keys.clone(), "zy"),
+        (keys.clone(), "%"),
+        (vec![1; 65], "z"),
+    ] {
+        assert!(
+            sqlx::query("SELECT vault.match_family_initial($1::bigint[], $2)")
+                .bind(&patients)
+                .bind(initial)
+                .fetch_all(&answer)
+                .await
+                .is_err(),
+            "{initial} over {} patients",
+            patients.len()
+        );
+    }
     let kinds: Vec<(String, String)> =
         sqlx::query_as("SELECT key, kind FROM vault.guard_kinds($1)")
             .bind(vec!["t:zyxwv".to_string(), "t:aspirin".to_string()])
@@ -229,6 +261,7 @@ async fn each_role_holds_only_its_rights_over_tls() {
             "DELETE FROM vault.phi_vault",
             "SELECT * FROM vault.phi_vault",
             "SELECT vault.age_decade(1)",
+            "SELECT vault.match_family_initial(ARRAY[1]::bigint[], 'a')",
             "DELETE FROM patients",
             "DELETE FROM retractions",
             "SELECT * FROM answer_audit",
