@@ -149,7 +149,7 @@ pub(crate) async fn cohort(
 ) -> Result<Vec<i64>, StoreError> {
     Ok(match condition {
         Some(condition) => match super::question::kind_named_alone(condition) {
-            Some(kind) => search::kind_patients(pool, kind, scope).await?,
+            Some((kind, opening)) => search::kind_patients(pool, kind, opening, scope).await?,
             None => search::condition_patients(pool, condition, scope, i64::MAX as usize).await?,
         },
         None => match scope {

@@ -778,10 +778,12 @@ impl AnswerEngine {
                         return Ok(());
                     }
                 }
-                // "Karren S.": of several listed Karrens, the one whose family name begins so
-                // (none: somebody else).
-                if let (true, Some(initial)) = (resolution.ambiguous, first.family_initial) {
-                    if search::keep_family_initial(pool, &mut resolution, initial).await? {
+                // "Karren S.": of the listed Karrens, the one whose family name begins so
+                // (none: somebody else). Only after a word that named a listed patient.
+                if let Some((word, initial)) = &first.family_initial {
+                    if resolution.name_words.contains(word)
+                        && search::keep_family_initial(pool, &mut resolution, *initial).await?
+                    {
                         draft.settle(policy::NOT_ACCESSIBLE);
                         return Ok(());
                     }

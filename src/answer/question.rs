@@ -440,7 +440,7 @@ pub struct QuestionAnalysis {
     pub titled_sex: Option<&'static str>,
     /// A family name's initial after a given name ("Karren S."), lower-case: it tells apart
     /// listed patients who share the given name.
-    pub family_initial: Option<char>,
+    pub family_initial: Option<(String, char)>,
     /// Whether its concepts are alternatives ("COPD or emphysema": either), not all required
     /// ("both hypertension and hyperlipidemia").
     pub alternatives: bool,
@@ -748,15 +748,21 @@ fn titled_sex(question: &str) -> Option<&'static str> {
 }
 
 /// The initial written after a capitalized word ("Karren S.'s LDL", "Karren L. - last
-/// colonoscopy?"): a family name's first letter, lower-case.
-fn family_initial(question: &str) -> Option<char> {
-    static INITIAL: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\b\p{Lu}\p{Ll}+\s+(\p{Lu})\.").expect("valid regex"));
-    INITIAL
-        .captures(question)
-        .and_then(|c| c[1].chars().next())
-        .filter(char::is_ascii_alphabetic)
-        .map(|c| c.to_ascii_lowercase())
+/// colonoscopy?"), with that word folded: a family name's first letter, lower-case, after a
+/// given name. Not a middle initial ("Ann B. Smith": a name follows).
+fn family_initial(question: &str) -> Option<(String, char)> {
+    static INITIAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(\p{Lu}\p{Ll}+)\s+(\p{Lu})\.(?:['’]s\b)?(\s+\p{Lu}\p{Ll})?")
+            .expect("valid regex")
+    });
+    INITIAL.captures_iter(question).find_map(|c| {
+        if c.get(3).is_some() {
+            return None;
+        }
+        let word = crate::text::words(&c[1]).into_iter().next()?;
+        let initial = c[2].chars().next().filter(char::is_ascii_alphabetic)?;
+        Some((word, initial.to_ascii_lowercase()))
+    })
 }
 
 /// Which end of the record a question asks for.
@@ -1600,7 +1606,7 @@ const RECORD_KINDS: &[RecordKind] = &[
 /// The resource type a condition reading names when it is only a kind of fact ("patients
 /// with an allergy", "patients with documented allergies"): the cohort is then every patient
 /// with a fact of that kind, not those whose conditions use the word.
-pub fn kind_named_alone(text: &str) -> Option<&'static str> {
+pub fn kind_named_alone(text: &str) -> Option<(&'static str, Option<&'static str>)> {
     let terms = content_terms(text);
     let mut terms = terms.iter().filter(|t| {
         !GENERIC_TERMS.contains(&t.as_str()) || RECORD_KINDS.iter().any(|k| k.term == t.as_str())
@@ -1609,7 +1615,7 @@ pub fn kind_named_alone(text: &str) -> Option<&'static str> {
         (Some(term), None) => RECORD_KINDS
             .iter()
             .find(|kind| kind.term == term.as_str())
-            .map(|kind| kind.resource_type),
+            .map(|kind| (kind.resource_type, kind.opening)),
         _ => None,
     }
 }
@@ -1892,16 +1898,23 @@ mod tests {
         // written before a name ("MS" is multiple sclerosis).
         assert_eq!(rewritten("Mrs. Corona's weight?"), "Mrs. Corona's weight?");
         assert_eq!(rewritten("Any corona?"), "Any covid-19?");
+        let initial = |q: &str| family_initial(q).map(|(w, c)| (w, c.to_string()));
+        let karren = |c: &str| Some(("karren".to_string(), c.to_string()));
+        assert_eq!(initial("Karren S.'s LDL - is it going up?"), karren("s"));
         assert_eq!(
-            family_initial("Karren S.'s LDL - is it going up?"),
-            Some('s')
+            initial("Karren L. - when was her last colonoscopy?"),
+            karren("l")
         );
+        assert_eq!(initial("Last BP for Mr. Homenick?"), None);
+        assert_eq!(initial("Is the LDL of Ann ok?"), None);
+        // A middle initial is no family name's.
+        assert_eq!(initial("What is Ann B. Smith's weight?"), None);
+        // The word before it says which name it follows ("Vitamin D." is no name: the caller
+        // uses it only when that word named a listed patient).
         assert_eq!(
-            family_initial("Karren L. - when was her last colonoscopy?"),
-            Some('l')
+            initial("Karren: Vitamin D. level?"),
+            Some(("vitamin".to_string(), "d".to_string()))
         );
-        assert_eq!(family_initial("Last BP for Mr. Homenick?"), None);
-        assert_eq!(family_initial("Is the LDL of Ann ok?"), None);
         assert_eq!(titled_sex("Does John Smith have MS?"), None);
         assert_eq!(titled_sex("Last BP for Mr. Homenick?"), Some("male"));
         assert_eq!(titled_sex("When was Mrs Homenick seen?"), Some("female"));
@@ -2006,12 +2019,13 @@ mod tests {
 
     #[test]
     fn a_kind_of_fact_named_alone_is_that_kind() {
+        let allergy = Some(("AllergyIntolerance", Some("Allergy is")));
+        assert_eq!(kind_named_alone("documented allergy"), allergy);
+        assert_eq!(kind_named_alone("allergies"), allergy);
         assert_eq!(
-            kind_named_alone("documented allergy"),
-            Some("AllergyIntolerance")
+            kind_named_alone("procedures"),
+            Some(("Procedure", Some("Procedure is")))
         );
-        assert_eq!(kind_named_alone("allergies"), Some("AllergyIntolerance"));
-        assert_eq!(kind_named_alone("procedures"), Some("Procedure"));
         assert_eq!(kind_named_alone("food allergy"), None);
         assert_eq!(kind_named_alone("asthma"), None);
     }

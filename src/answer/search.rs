@@ -219,6 +219,7 @@ pub async fn keep_family_initial(
     }
     resolution.patients.retain(|p| matching.contains(p));
     resolution.words_of.retain(|p, _| matching.contains(p));
+    resolution.name_words = resolution.words_of.values().flatten().cloned().collect();
     resolution.ambiguous = resolution.ambiguous && resolution.patients.len() > 1;
     Ok(false)
 }
@@ -335,19 +336,23 @@ pub async fn condition_patients(
 }
 
 /// The patients of `scope` with at least one fact of `resource_type` ("patients with an
-/// allergy").
+/// allergy") whose sentences open with `opening` when given (an allergy, not a refuted or
+/// suspected one).
 pub async fn kind_patients(
     pool: &PgPool,
     resource_type: &str,
+    opening: Option<&str>,
     scope: &Scope,
 ) -> Result<Vec<i64>, StoreError> {
     Ok(sqlx::query_scalar::<_, i64>(
         "SELECT DISTINCT patient_key FROM facts
          WHERE resource_type = $1 AND ($2::bigint[] IS NULL OR patient_key = ANY($2))
+           AND ($3::text IS NULL OR starts_with(sentences, $3))
          ORDER BY patient_key",
     )
     .bind(resource_type)
     .bind(scope.keys())
+    .bind(opening)
     .fetch_all(pool)
     .await?)
 }

@@ -216,10 +216,16 @@ impl AnswerEngine {
         patients.dedup();
         let patients = crate::answer::population::filter(pool, &patients, population).await?;
         // The cohort as the overlap control remembers it: its condition and its population.
-        let remembered = match (condition.as_deref(), population.is_everyone()) {
+        let mut remembered = match (condition.as_deref(), population.is_everyone()) {
             (c, true) => c.unwrap_or("").to_string(),
             (c, false) => format!("{} {}", population.describe("patients"), c.unwrap_or("")),
         };
+        // "Right now" counts only active items of the same patients: remembered apart, so that
+        // the same group's all-time and active counts are never both answered (their
+        // difference per item may be under k).
+        if analysis.now {
+            remembered.push_str(" [active]");
+        }
         if patients.len() >= k.max(1) {
             let asked = crate::answer::cohort::AskedCohort {
                 requester: requester.to_string(),
