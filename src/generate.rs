@@ -392,11 +392,7 @@ fn new_word(rng: &mut ChaCha8Rng, syllables: usize) -> String {
     let word: String = (0..syllables)
         .map(|_| SYLLABLES[rng.random_range(0..SYLLABLES.len())])
         .collect();
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    crate::text::capitalized(&word)
 }
 
 /// A made-up name in Synthea's style (a word and three digits), unlike any real person's.

@@ -36,7 +36,7 @@ enum Topic {
 }
 
 /// Words that ask how many, not about what.
-const COUNT_WORDS: &[&str] = &[
+pub(crate) const COUNT_WORDS: &[&str] = &[
     "many",
     "count",
     "number",
@@ -753,15 +753,6 @@ fn in_class(sentences: &str, lead: &str, class: &super::question::Class) -> bool
     })
 }
 
-/// "statin" → "Statin".
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 /// One sentence for the counts of one kind: "Medications: Acetaminophen 325 MG Oral Tablet, 12
 /// patients; Amoxicillin 250 MG, 5 patients." `None` when nothing is shared by enough patients.
 fn count_line(lead: &str, counts: &[(String, usize)]) -> Option<String> {
@@ -898,9 +889,10 @@ pub async fn aggregate(
                     .filter(|f| !analysis.now || active(&f.2))
                     .cloned()
                     .collect();
-                if let Some(line) =
-                    labelled_counts(&capitalized(&class.written), &counts(&members, lead, k))
-                {
+                if let Some(line) = labelled_counts(
+                    &crate::text::capitalized(&class.written),
+                    &counts(&members, lead, k),
+                ) {
                     found.push(line);
                 }
             }
@@ -1186,7 +1178,6 @@ mod tests {
         assert!(!active(
             "Condition is Anemia (disorder). Clinical status is resolved. Note is not active."
         ));
-        assert_eq!(capitalized("statin"), "Statin");
     }
 
     #[test]

@@ -633,18 +633,12 @@ impl AnswerEngine {
         disclosure: Disclosure,
         own: Option<&[i64]>,
     ) -> Result<Vec<(String, String)>, AnswerError> {
-        // A class's members come from the lexicon, not from the requester ("gluconate" of an
-        // iron tablet): never a typo.
-        let in_class = |t: &String| {
-            first
-                .classes
-                .iter()
-                .any(|c| c.members.iter().any(|m| m.contains(t)))
-        };
         let mut suspects: Vec<String> = first
             .terms
             .iter()
-            .filter(|t| !known.contains(*t) && !in_class(t))
+            // A class's members come from the lexicon ("gluconate" of an iron tablet): never
+            // a typo.
+            .filter(|t| !known.contains(*t) && !first.is_class_member(t))
             .map(|t| first.written.get(t).unwrap_or(t).clone())
             .filter(|w| super::spelling::may_be_misspelt(w) && !known.contains(w))
             .collect();

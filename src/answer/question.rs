@@ -613,6 +613,14 @@ impl QuestionAnalysis {
         }
     }
 
+    /// Whether `term` came from a class the lexicon rewrote (a statin's ingredients): the
+    /// lexicon wrote it, not the requester.
+    pub fn is_class_member(&self, term: &str) -> bool {
+        self.classes
+            .iter()
+            .any(|c| c.members.iter().any(|m| m.iter().any(|t| t == term)))
+    }
+
     /// Terms as the question wrote them, joined by spaces.
     pub fn as_written<'a>(&self, terms: impl Iterator<Item = &'a String>) -> String {
         terms

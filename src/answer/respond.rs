@@ -236,7 +236,6 @@ fn smoking_lead(document: &SyntheticDocument) -> Option<&'static str> {
             "current",
             "every day",
             "some day",
-            "smoker, current",
             "smokes",
             "light",
             "heavy",

@@ -83,6 +83,16 @@ pub struct NameResolution {
     pub ambiguous: bool,
 }
 
+impl NameResolution {
+    /// Keeps the patients `keep` admits, and the name words that matched them.
+    fn retain_patients(&mut self, keep: impl Fn(i64) -> bool) {
+        self.patients.retain(|p| keep(*p));
+        self.words_of.retain(|p, _| keep(*p));
+        self.name_words = self.words_of.values().flatten().cloned().collect();
+        self.ambiguous = self.ambiguous && self.patients.len() > 1;
+    }
+}
+
 /// Resolves name candidates (folded words) through the vault's normalized keys, **within
 /// `scope` only**: a word matches a given, family or maiden name as written (2 points) or
 /// digit-stripped (1 point); a patient scores its best given-name match plus its best
@@ -189,10 +199,7 @@ pub async fn keep_sex(
     if other.len() == resolution.patients.len() {
         return Ok(true);
     }
-    resolution.patients.retain(|p| !other.contains(p));
-    resolution.words_of.retain(|p, _| !other.contains(p));
-    resolution.name_words = resolution.words_of.values().flatten().cloned().collect();
-    resolution.ambiguous = resolution.ambiguous && resolution.patients.len() > 1;
+    resolution.retain_patients(|p| !other.contains(&p));
     Ok(false)
 }
 
@@ -217,10 +224,7 @@ pub async fn keep_family_initial(
     if matching.is_empty() {
         return Ok(true);
     }
-    resolution.patients.retain(|p| matching.contains(p));
-    resolution.words_of.retain(|p, _| matching.contains(p));
-    resolution.name_words = resolution.words_of.values().flatten().cloned().collect();
-    resolution.ambiguous = resolution.ambiguous && resolution.patients.len() > 1;
+    resolution.retain_patients(|p| matching.contains(&p));
     Ok(false)
 }
 

@@ -228,6 +228,15 @@ pub fn digits(text: &str) -> String {
         .collect()
 }
 
+/// The text with its first letter upper-case ("statin" → "Statin").
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// `word` without digits ("abe604" → "abe"): Synthea appends digits to generated names.
 pub fn strip_digits(word: &str) -> String {
     word.chars().filter(|c| !c.is_numeric()).collect()
@@ -258,6 +267,13 @@ pub fn strip_control_sequences(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capitalizes_the_first_letter_only() {
+        assert_eq!(capitalized("statin"), "Statin");
+        assert_eq!(capitalized("ácido fólico"), "Ácido fólico");
+        assert_eq!(capitalized(""), "");
+    }
 
     #[test]
     fn folds_case_diacritics_invisibles_and_look_alikes() {

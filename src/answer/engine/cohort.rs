@@ -92,9 +92,6 @@ pub async fn cohort_condition(
     Ok(cohort_subject(&analysis, &known).0)
 }
 
-/// Words of a cohort question that qualify the count, never what is counted.
-const COUNT_TERMS: &[&str] = &["least", "most", "more", "one", "patients", "living", "aged"];
-
 /// A cohort question as the cohort path reads it: the context words the records never use
 /// dropped, and its condition matched against `names` when given.
 pub(super) fn read_cohort(
@@ -114,7 +111,7 @@ pub(super) fn read_cohort(
             .any(|t| matches!(t.as_str(), "median" | "average" | "mean" | "typical"));
         let only_concept = !analysis.terms.iter().any(|t| {
             crate::answer::question::is_concept(t)
-                && !COUNT_TERMS.contains(&t.as_str())
+                && !crate::answer::cohort::COUNT_WORDS.contains(&t.as_str())
                 && !condition_terms.contains(t)
         });
         if !(statistic && only_concept && analysis.condition.is_none()) {
@@ -307,12 +304,7 @@ impl AnswerEngine {
         let concepts = crate::answer::question::named_concepts(analysis, known);
         // A class's members the records of k patients never use are simply not among its
         // alternatives ("terfenadine" for an antihistamine).
-        let in_class = |t: &String| {
-            analysis
-                .classes
-                .iter()
-                .any(|c| c.members.iter().any(|m| m.contains(t)))
-        };
+        let in_class = |t: &String| analysis.is_class_member(t);
         let every_word_known = analysis
             .phrases
             .iter()
