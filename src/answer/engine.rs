@@ -250,6 +250,25 @@ pub async fn find_documents_resolved(
             .unwrap_or_default();
         // After the ranked documents: the ranking stays what the retriever made it.
         documents.extend(search::events(pool, &patients, &analysis.months).await?);
+        // "His shingles vaccines - dates?", "has he started his hep B series?": of one named
+        // patient, the days whose facts name the concept, over the whole record (the ranked
+        // documents hold only the most similar days: one dose of two). Kind words ("shot",
+        // "medication") are left to the synthesis, which reads each fact's kind.
+        if let ([_], true, Some(known)) = (
+            patients.as_slice(),
+            analysis.months.is_empty() && analysis.since.is_none() && analysis.before.is_none(),
+            &plan.known,
+        ) {
+            let concept: Vec<String> = super::question::concept_terms(&analysis)
+                .into_iter()
+                .filter(|t| known.contains(t))
+                .collect();
+            let mut seen: BTreeSet<i64> = documents.iter().map(|d| d.document_id).collect();
+            if !concept.is_empty() {
+                let whole = search::by_day(pool, &patients, &concept, true, k).await?;
+                documents.extend(whole.into_iter().filter(|d| seen.insert(d.document_id)));
+            }
+        }
     }
     Ok(found(documents))
 }
@@ -295,6 +314,8 @@ pub struct Trace {
     pub retrieved: Vec<String>,
     /// The synthetic document the answering step saw.
     pub synthetic_document: String,
+    /// How the question was read (its analysis, for a developer), when a path read it.
+    pub analysis: String,
 }
 
 /// Answers queries. One per worker; cheap to share behind an `Arc`.

@@ -491,6 +491,9 @@ pub struct QuestionAnalysis {
     /// reading", "ever"): otherwise a reading asked with no time ("what's her weight") is the
     /// latest one.
     pub asks_series: bool,
+    /// "His 2nd hep A shot", "the third dose": which fact of a kind, counted from the oldest
+    /// (with [`Recency::Earliest`]); None for the first, the last, or no ordinal.
+    pub nth: Option<usize>,
     /// Whether it asks what a visit or a stay was for ("why was he in the ER", "what brought
     /// her in", "what did she come in with"): the diagnoses and procedures of that day answer.
     pub asks_cause: bool,
@@ -602,10 +605,18 @@ impl QuestionAnalysis {
                 "Medication is"
             });
         }
+        // "The depo jab", "B12 shots": an injection of a named drug is a medication on
+        // record, not an immunization; "any shots?" alone asks about immunizations.
+        let injection_of_a_concept = self
+            .written
+            .get("immunization")
+            .is_some_and(|w| matches!(w.as_str(), "jab" | "jabs" | "shot" | "shots"))
+            && self.terms.iter().any(|t| is_concept(t));
         let mut named = RECORD_KINDS.iter().filter(|kind| {
             kind.opening.is_some()
                 && self.terms.iter().any(|t| t == kind.term)
                 && (kind.term != "allergy" || allergy_phrase.is_some())
+                && (kind.term != "immunization" || !injection_of_a_concept)
         });
         match (named.next(), named.next()) {
             (Some(kind), None) => kind.opening,
@@ -795,6 +806,19 @@ impl Recency {
     }
 }
 
+/// The place an ordinal word gives, from the second on ("2nd", "third"): the first is
+/// [`Recency::Earliest`].
+fn ordinal(word: &str) -> Option<usize> {
+    match word {
+        "2nd" | "second" => Some(2),
+        "3rd" | "third" => Some(3),
+        "4th" | "fourth" => Some(4),
+        "5th" | "fifth" => Some(5),
+        "6th" | "sixth" => Some(6),
+        _ => None,
+    }
+}
+
 /// Whether a term names no concept of the record ("check", "value", "charted").
 pub(crate) fn is_generic(term: &str) -> bool {
     GENERIC_TERMS.contains(&term)
@@ -842,6 +866,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let mut broad_only = true;
     let mut any_term = false;
     let mut recency = None;
+    let mut nth = None;
     let mut surgical = false;
     let mut phrases: Vec<Vec<String>> = Vec::new();
     let mut phrase: Vec<String> = Vec::new();
@@ -929,6 +954,15 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 }
                 last_capitalized_end = Some(token.end);
             }
+        }
+        if let Some(n) = ordinal(word) {
+            nth.get_or_insert(n);
+            recency.get_or_insert(Recency::Earliest);
+            if !phrase.is_empty() {
+                phrase_starts.push(phrase_at);
+                phrases.push(std::mem::take(&mut phrase));
+            }
+            continue;
         }
         if let Some(r) = Recency::of(word) {
             // "last name" is a name, not a time.
@@ -1096,6 +1130,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             months
         },
         recency,
+        nth,
         surgical,
         phrases,
         asides,

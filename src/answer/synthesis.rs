@@ -207,8 +207,20 @@ pub fn select_by_rules(
             *i,
         )
     });
+    // "What procedures did she have for her breast cancer?": facts of the kind the question
+    // names answer it; a reading that names the concept (a receptor test of the cancer
+    // specimen) is no procedure, and a list of them would read as the answer.
+    if analysis.form == super::question::AnswerForm::Facts {
+        if let Some(opening) = analysis.named_kind() {
+            chosen.retain(|i| {
+                let sentence = &candidates[*i].sentence;
+                sentence.starts_with(opening)
+                    || (opening == "Allergy is" && sentence.starts_with("Suspected allergy"))
+            });
+        }
+    }
     if let Some(recency) = analysis.recency {
-        chosen = keep_one_end(candidates, &chosen, recency);
+        chosen = keep_one_end(candidates, &chosen, recency, analysis.nth);
     } else if analysis.months.is_empty()
         && analysis.since.is_none()
         && analysis.before.is_none()
@@ -220,7 +232,7 @@ pub fn select_by_rules(
         let (readings, others): (Vec<usize>, Vec<usize>) = chosen
             .iter()
             .partition(|i| !Reading::parse(&candidates[**i].sentence).values.is_empty());
-        let mut kept = keep_one_end(candidates, &readings, Recency::Latest);
+        let mut kept = keep_one_end(candidates, &readings, Recency::Latest, None);
         kept.extend(others);
         // In the order of relevance, as before.
         kept.sort_by_key(|i| chosen.iter().position(|c| c == i));
@@ -269,28 +281,46 @@ pub fn select_by_rules(
 }
 
 /// For "latest"/"first" questions: of the dated facts of one kind (one patient, one code or
-/// medication), only the newest or the oldest. Summary facts stay.
-fn keep_one_end(candidates: &[Candidate], chosen: &[usize], recency: Recency) -> Vec<usize> {
+/// medication), only the newest or the oldest; with an ordinal (`nth`, "the 2nd dose"), the
+/// fact of the nth day from the oldest, and none of a kind recorded on fewer days. Summary facts
+/// stay.
+fn keep_one_end(
+    candidates: &[Candidate],
+    chosen: &[usize],
+    recency: Recency,
+    nth: Option<usize>,
+) -> Vec<usize> {
     let kind = |c: &Candidate| (c.owner.clone(), Reading::parse(&c.sentence).template);
-    let mut best: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut by_kind: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut out = Vec::new();
     for &i in chosen {
         let c = &candidates[i];
-        let Some(day) = c.day else {
+        if c.day.is_none() {
             out.push(i);
             continue;
-        };
-        let slot = best.entry(kind(c)).or_insert(i);
-        let current = candidates[*slot].day.unwrap_or(day);
-        let better = match recency {
-            Recency::Latest => day > current,
-            Recency::Earliest => day < current,
-        };
-        if better {
-            *slot = i;
         }
+        by_kind.entry(kind(c)).or_default().push(i);
     }
-    out.extend(best.into_values());
+    for mut facts in by_kind.into_values() {
+        // Oldest first; of one day, the first met.
+        facts.sort_by_key(|i| candidates[*i].day);
+        let pick = match (recency, nth) {
+            (Recency::Earliest, Some(n)) => {
+                let mut days: Vec<Option<NaiveDate>> =
+                    facts.iter().map(|i| candidates[*i].day).collect();
+                days.dedup();
+                days.get(n - 1)
+                    .and_then(|day| facts.iter().find(|i| candidates[**i].day == *day))
+                    .copied()
+            }
+            (Recency::Earliest, None) => facts.first().copied(),
+            (Recency::Latest, _) => facts.last().and_then(|last| {
+                let day = candidates[*last].day;
+                facts.iter().find(|i| candidates[**i].day == day).copied()
+            }),
+        };
+        out.extend(pick);
+    }
     out
 }
 
@@ -337,9 +367,12 @@ pub fn assemble(candidates: &[Candidate], chosen: &[usize]) -> SyntheticDocument
     for i in chosen {
         let c = &candidates[*i];
         let reading = Reading::parse(&c.sentence);
-        let key = if reading.values.is_empty() || c.day.is_none() {
-            // Not a reading: keep as its own line.
+        let key = if c.day.is_none() {
+            // A summary fact: its own line.
             (c.owner.clone(), format!("{i}\u{0}{}", c.sentence))
+        } else if reading.values.is_empty() {
+            // An event (a dose, a procedure): the same fact of several days is one line.
+            (c.owner.clone(), format!("\u{0}{}", c.sentence))
         } else {
             (c.owner.clone(), reading.template)
         };
@@ -374,6 +407,19 @@ pub fn assemble(candidates: &[Candidate], chosen: &[usize]) -> SyntheticDocument
             } else {
                 format!("{first} to {last}")
             };
+            if key.1.starts_with('\u{0}') {
+                // "Immunization is zoster (2 entries, March 2012 and March 2013)".
+                let months: Vec<String> = days.iter().map(|d| month_year(*d)).collect();
+                let (last, rest) = months.split_last().expect("two days or more");
+                document.lines.push(format!(
+                    "{}, {} and {last} ({} entries): {}",
+                    key.0,
+                    rest.join(", "),
+                    days.len(),
+                    &key.1['\u{0}'.len_utf8()..],
+                ));
+                continue;
+            }
             if let Some(folded) = fold_readings(&readings) {
                 document.lines.push(format!(
                     "{}, {period} ({} readings): {folded}",
@@ -511,6 +557,48 @@ mod tests {
 
     fn labels() -> BTreeMap<i64, String> {
         crate::privacy::pseudonym::labels([7])
+    }
+
+    #[test]
+    fn doses_by_their_place_in_the_series_and_one_line_for_a_series() {
+        let name: BTreeSet<String> = ["lane".to_string()].into();
+        let doses = vec![
+            doc(1, 7, Some("2021-01-30"), "Record of 2021-01-30.\nImmunization is Hep A, adult. Status is completed.\nCode is Body Weight. Value is 95.6 kg."),
+            doc(2, 7, Some("2019-01-26"), "Record of 2019-01-26.\nImmunization is Hep A, adult. Status is completed.\nImmunization is zoster. Status is completed."),
+            doc(3, 7, Some("2020-02-01"), "Record of 2020-02-01.\nImmunization is zoster. Status is completed.\nCode is Varicella zoster virus IgG Ab. Value is 2.1 {index}."),
+            doc(4, 7, None, "Summary of the patient's record.\nMedication is 1 ML medroxyPROGESTERone acetate 150 MG/ML Injection. Status is stopped. Prescribed on 2017-07-22."),
+        ];
+        let c = candidates(&doses, &labels());
+        let line = |i: usize| c[i].sentence.clone();
+        // "2nd": the second day from the oldest, not the latest nor every dose.
+        let second = analyze("when did Lane get his 2nd hepatitis A shot", &name);
+        assert_eq!(second.nth, Some(2));
+        let chosen = select_by_rules(&c, &second, 24);
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(c[chosen[0]].day, Some("2021-01-30".parse().unwrap()));
+        // A third dose that is not on record is no dose.
+        let third = analyze("when did Lane get his third hepatitis A shot", &name);
+        assert!(select_by_rules(&c, &third, 24).is_empty());
+        // Every dose, on one line that says how many; the zoster antibody reading is no vaccine.
+        let all = analyze("Lane's shingles vaccines - dates?", &name);
+        let chosen = select_by_rules(&c, &all, 24);
+        assert_eq!(
+            chosen.iter().map(|i| line(*i)).collect::<Vec<_>>(),
+            vec!["Immunization is zoster. Status is completed."; 2]
+        );
+        let document = assemble(&c, &chosen);
+        assert_eq!(document.lines.len(), 1, "{:?}", document.lines);
+        assert!(
+            document.lines[0].contains("January 2019 and February 2020 (2 entries)"),
+            "{}",
+            document.lines[0]
+        );
+        // "The depo jab" is a medication on record: "jab" names no immunization then.
+        let jab = analyze("was Lane ever on the depo jab?", &name);
+        assert_eq!(jab.named_kind(), None);
+        assert!(!select_by_rules(&c, &jab, 24).is_empty());
+        let shots = analyze("any shots for Lane?", &name);
+        assert_eq!(shots.named_kind(), Some("Immunization is"));
     }
 
     #[test]

@@ -594,6 +594,18 @@ pub(super) const NOW_WORDS: &[&str] = &[
 
 /// Words that name no concept of the record: never required of a fact.
 pub(super) const GENERIC_TERMS: &[&str] = &[
+    // "Did he complete both doses?", "the menactra booster", "is she getting …": how a
+    // fact is asked about, not what it is.
+    "complete",
+    "completed",
+    "dose",
+    "booster",
+    "getting",
+    // "Still active", "ongoing": the time asked about (`NOW_WORDS`), read from the status.
+    "still",
+    "active",
+    "ongoing",
+    "presently",
     "visit",
     "time",
     "value",

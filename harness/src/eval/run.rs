@@ -180,6 +180,10 @@ pub enum EvalCommand {
         /// Answering mode (`synthetic`, `incremental` or `dp`).
         #[arg(long, default_value = "synthetic")]
         mode: String,
+        /// Also prints the retrieved documents and the question's analysis (a developer's view
+        /// of synthetic data: never run it against a store of real patients).
+        #[arg(long)]
+        show_retrieved: bool,
         /// The question.
         question: String,
     },
@@ -535,6 +539,7 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             role,
             patients,
             mode,
+            show_retrieved,
             question,
         } => {
             let mode = parse_mode(&mode)?;
@@ -560,6 +565,12 @@ pub async fn run(command: EvalCommand) -> anyhow::Result<()> {
             println!("synthetic query: {}", answer.synthetic_query);
             println!("documents retrieved: {}", trace.retrieved.len());
             println!("synthetic document: {}", trace.synthetic_document);
+            if show_retrieved {
+                println!("analysis: {}", trace.analysis);
+                for (n, text) in trace.retrieved.iter().enumerate() {
+                    println!("--- retrieved {n}\n{text}");
+                }
+            }
         }
         EvalCommand::Natural {
             setup,

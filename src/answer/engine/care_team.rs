@@ -188,6 +188,7 @@ impl AnswerEngine {
             }
         }
         draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
+        draft.trace.analysis = format!("{analysis:?}");
         draft.patients.extend(resolution.patients.iter().copied());
         let subject = match resolution.patients.len() {
             0 => "the patients",
