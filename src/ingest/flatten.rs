@@ -498,7 +498,9 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
                 continue;
             }
             Resource::Observation(r) => resolve(r.subject.as_deref()).map(|p| observation(p, r)),
-            Resource::Procedure(r) => resolve(Some(&r.subject)).map(|p| procedure(p, r)),
+            Resource::Procedure(r) => {
+                resolve(Some(&r.subject)).map(|p| procedure(p, r, &reasons(&r.reason_reference)))
+            }
             Resource::Immunization(r) => resolve(Some(&r.patient)).map(|p| immunization(p, r)),
             Resource::DiagnosticReport(r) => {
                 resolve(r.subject.as_deref()).map(|p| diagnostic_report(p, r))
@@ -510,7 +512,8 @@ fn flatten_resources(entries: &[ParsedEntry]) -> Flattened {
             }),
             Resource::CarePlan(r) => resolve(Some(&r.subject)).map(|p| care_plan(p, r)),
             Resource::Device(r) => resolve(r.patient.as_deref()).and_then(|p| device(p, r)),
-            Resource::Encounter(r) => resolve(r.subject.as_deref()).map(|p| encounter(p, r)),
+            Resource::Encounter(r) => resolve(r.subject.as_deref())
+                .map(|p| encounter(p, r, &reasons(&r.reason_reference))),
             Resource::CareTeam(r) => {
                 // No sentences (members are names, which belong to the vault): links only.
                 let id = entry
@@ -903,11 +906,25 @@ fn range_dates(
     }
 }
 
-fn procedure(patient: String, r: &Procedure) -> Fact {
+/// Why a request, a procedure or a visit happened: its reason codes, then the conditions its
+/// `reasonReference`s name (`referenced`, resolved in the bundle), each once.
+fn reason(codes: &[CodeableConcept], referenced: &[String]) -> Option<String> {
+    let mut all: Vec<String> = concepts(codes).into_iter().collect();
+    for name in referenced {
+        if !all.contains(name) {
+            all.push(name.clone());
+        }
+    }
+    (!all.is_empty()).then(|| all.join("; "))
+}
+
+/// `reasons`: the conditions its `reasonReference`s name ("Lumpectomy of breast … Reason is
+/// Malignant neoplasm of breast"): what a question about the procedures for a condition reads.
+fn procedure(patient: String, r: &Procedure, reasons: &[String]) -> Fact {
     let mut s = Sentences::new();
     s.say("Procedure", r.code.as_deref().and_then(concept))
         .say("Status", code(Some(&r.status)))
-        .say("Reason", concepts(&r.reason_code))
+        .say("Reason", reason(&r.reason_code, reasons))
         .say("Body site", concepts(&r.body_site))
         .say("Outcome", r.outcome.as_deref().and_then(concept));
     let when = match &r.performed {
@@ -952,7 +969,7 @@ fn encounter_class(code: &str) -> String {
 /// A visit, a stay or an emergency: what kind (type and class) and why, dated by its start (the
 /// end stays out of the sentences: a newborn's first stay ends on a day the vault holds). Who
 /// took part (practitioners, locations) is left out: names belong to the vault, not documents.
-fn encounter(patient: String, r: &Encounter) -> Fact {
+fn encounter(patient: String, r: &Encounter, reasons: &[String]) -> Fact {
     let mut s = Sentences::new();
     s.say("Encounter", concepts(&r.r#type))
         .say(
@@ -960,7 +977,7 @@ fn encounter(patient: String, r: &Encounter) -> Fact {
             code(r.class.code.as_ref()).map(|c| encounter_class(&c)),
         )
         .say("Status", code(Some(&r.status)))
-        .say("Reason", concepts(&r.reason_code));
+        .say("Reason", reason(&r.reason_code, reasons));
     let when = r
         .period
         .as_deref()
@@ -1111,17 +1128,7 @@ fn medication_request(
         .say("Status", code(Some(&r.status)))
         .say("Intent", code(Some(&r.intent)))
         .say("Dosage", (!dosage.is_empty()).then(|| dosage.join("; ")))
-        .say("Reason", {
-            let mut all: Vec<String> = concepts(&r.reason_code).into_iter().collect();
-            all.extend(
-                reasons
-                    .iter()
-                    .filter(|r| !all.contains(r))
-                    .cloned()
-                    .collect::<Vec<_>>(),
-            );
-            (!all.is_empty()).then(|| all.join("; "))
-        });
+        .say("Reason", reason(&r.reason_code, reasons));
     summary_fact(
         patient,
         "MedicationRequest",
@@ -1710,7 +1717,7 @@ mod tests {
     }
 
     #[test]
-    fn a_medication_names_the_condition_it_was_given_for() {
+    fn a_medication_procedure_or_visit_names_the_condition_it_was_for() {
         let json = r#"{"resourceType": "Bundle", "entry": [
           {"fullUrl": "urn:uuid:p1", "resource": {"resourceType": "Patient", "id": "p1"}},
           {"fullUrl": "urn:uuid:c1", "resource": {"resourceType": "Condition",
@@ -1727,10 +1734,29 @@ mod tests {
           {"resource": {"resourceType": "MedicationRequest", "id": "m2", "status": "active",
              "intent": "order", "subject": {"reference": "urn:uuid:p1"},
              "medicationCodeableConcept": {"coding": [{"display": "Aspirin 81 MG"}]},
-             "reasonReference": [{"reference": "Condition/elsewhere", "display": "Angina"}]}}
+             "reasonReference": [{"reference": "Condition/elsewhere", "display": "Angina"}]}},
+          {"resource": {"resourceType": "Procedure", "id": "pr1", "status": "completed",
+             "subject": {"reference": "urn:uuid:p1"},
+             "code": {"coding": [{"display": "Sinus irrigation"}]},
+             "reasonCode": [{"coding": [{"display": "Sinusitis (disorder)"}]}],
+             "reasonReference": [{"reference": "Condition/c2"}, {"reference": "urn:uuid:c1"}]}},
+          {"resource": {"resourceType": "Encounter", "id": "e1", "status": "finished",
+             "class": {"code": "AMB"}, "subject": {"reference": "urn:uuid:p1"},
+             "reasonReference": [{"reference": "urn:uuid:c1"}]}}
         ]}"#;
         let f = parsed(json);
         let medication = |id: &str| sentences_of(&f, id);
+        // A procedure and a visit the same way; a condition both coded and referenced once.
+        assert_eq!(
+            sentences_of(&f, "pr1"),
+            "Procedure is Sinus irrigation. Status is completed. Reason is Sinusitis (disorder); \
+             Acute bronchitis (disorder)."
+        );
+        assert!(
+            sentences_of(&f, "e1").ends_with("Reason is Acute bronchitis (disorder)."),
+            "{}",
+            sentences_of(&f, "e1")
+        );
         assert!(
             medication("m1")
                 .ends_with("Reason is Acute bronchitis (disorder); Sinusitis (disorder)."),
