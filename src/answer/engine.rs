@@ -973,6 +973,19 @@ impl AnswerEngine {
             draft.answer = NOT_FOUND_ANSWER.into();
             return Ok(());
         }
+        self.answer_document(document, analysis, synthetic, draft)
+            .await
+    }
+
+    /// Review, then the answer of a synthetic document: the template leads with what the
+    /// question's form asks ("Yes.", a count of the whole record), and a model may phrase it.
+    async fn answer_document(
+        &self,
+        document: SyntheticDocument,
+        analysis: &QuestionAnalysis,
+        synthetic: &str,
+        draft: &mut Draft,
+    ) -> Result<(), AnswerError> {
         let Some((document, query)) = self.review(document, synthetic.to_string(), draft).await?
         else {
             return Ok(());

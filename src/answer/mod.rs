@@ -25,6 +25,7 @@ pub mod engine;
 pub mod policy;
 pub mod population;
 pub mod question;
+pub mod reason;
 pub mod respond;
 pub mod review;
 pub mod search;

@@ -1048,10 +1048,10 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .map(|(i, _)| i)
         .collect();
     let lower = question.to_lowercase();
+    // "What is she on for her osteoporosis?": a reason may be the only phrase too.
     let reasons: Vec<Vec<String>> = phrase_starts
         .iter()
         .zip(&phrases)
-        .skip(1)
         .filter(|(at, _)| gives_reason(&lower[..**at], Asked::Reason))
         .map(|(_, phrase)| phrase.clone())
         .collect();
@@ -2201,7 +2201,10 @@ mod tests {
             "is she on anything for her blood pressure?",
             &BTreeSet::new(),
         );
-        assert!(only.reasons.is_empty());
+        assert_eq!(
+            only.reasons,
+            vec![vec!["blood".to_string(), "pressure".to_string()]]
+        );
         assert!(names_concept(
             &only.yes_items(),
             &line("Condition is Hypertension; blood pressure.")

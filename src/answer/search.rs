@@ -517,6 +517,44 @@ pub async fn by_day(
     Ok(rows.iter().map(document_from_row).collect())
 }
 
+/// A patient's facts of `kinds` (resource types), each as a document of one fact: its day is
+/// the day of the document that holds it, or its own date (a prescription's, a diagnosis'
+/// onset) for a fact of the summary; its id is that document's.
+pub async fn dated_facts(
+    pool: &PgPool,
+    patient: i64,
+    kinds: &[&str],
+) -> Result<Vec<RetrievedDocument>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT f.day, f.event_date, f.sentences,
+                (SELECT min(d.document_id) FROM documents d
+                 WHERE d.patient_key = f.patient_key AND d.day IS NOT DISTINCT FROM f.day)
+                    AS document_id
+         FROM facts f WHERE f.patient_key = $1 AND f.resource_type = ANY($2)
+         ORDER BY f.day, f.event_date, f.resource_id",
+    )
+    .bind(patient)
+    .bind(kinds)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let day: Option<NaiveDate> = r.get("day");
+            let event: Option<String> = r.get("event_date");
+            // A date the record wrote oddly is no day, never an error.
+            let own = event.and_then(|e| NaiveDate::parse_from_str(e.get(..10)?, "%Y-%m-%d").ok());
+            RetrievedDocument {
+                document_id: r.get::<Option<i64>, _>("document_id").unwrap_or_default(),
+                patient_key: patient,
+                day: day.or(own),
+                text: r.get("sentences"),
+                score: 1.0,
+            }
+        })
+        .collect())
+}
+
 /// The facts a patient's summary keeps whose own date (a prescription, an onset, a care plan's
 /// start) falls in one of `months`: one document per patient and date,
 /// dated that day and carrying the summary's id. A dated question ("prescribed in November

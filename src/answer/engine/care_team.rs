@@ -152,6 +152,19 @@ impl AnswerEngine {
                 return Ok(());
             }
         }
+        if let ([patient], Some(asked)) = (
+            resolution.patients.as_slice(),
+            crate::answer::reason::ForReason::read(&analysis),
+        ) {
+            let synthetic = render_query("the patient", &analysis.terms, known, &analysis.months);
+            if self
+                .for_reason(*patient, &analysis, &asked, &synthetic, draft)
+                .await?
+            {
+                draft.patients.insert(*patient);
+                return Ok(());
+            }
+        }
         if let (crate::answer::question::AnswerForm::Count, [patient]) =
             (analysis.form, resolution.patients.as_slice())
         {
@@ -311,6 +324,85 @@ impl AnswerEngine {
             }
         }
         Ok(())
+    }
+
+    /// "What is she on for her osteoporosis?", "procedures for her breast cancer": the facts
+    /// of the kind asked whose recorded reason is the condition the question gives. When the
+    /// condition is on record and no such fact is, the reply says exactly that (a fact recorded
+    /// without a reason is not counted, and the reply says so). `false`, with nothing settled,
+    /// when the condition is not on the patient's record: the other steps answer then.
+    pub(super) async fn for_reason(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+        asked: &crate::answer::reason::ForReason,
+        synthetic: &str,
+        draft: &mut Draft,
+    ) -> Result<bool, AnswerError> {
+        use crate::answer::question::AnswerForm;
+        if !matches!(analysis.form, AnswerForm::Facts | AnswerForm::YesNo) {
+            return Ok(false);
+        }
+        let facts = search::dated_facts(
+            self.store.pool(),
+            patient,
+            &[
+                "Condition",
+                "MedicationRequest",
+                "Procedure",
+                "Immunization",
+                "Encounter",
+            ],
+        )
+        .await?;
+        let conditions: Vec<usize> = (0..facts.len())
+            .filter(|i| asked.names_condition(&facts[*i].text))
+            .collect();
+        let (chosen, by_day) = asked.select(&facts, analysis.now);
+        if chosen.is_empty() {
+            // Absence is said of a list asked for ("what is she on for …"), never as a "no"
+            // to a yes/no question nor of a class asked for: a procedure may name the
+            // condition in its own words ("removal of ectopic pregnancy"), and the other steps
+            // read those.
+            if asked.items.is_some() || analysis.form != AnswerForm::Facts {
+                return Ok(false);
+            }
+            let Some(since) = crate::answer::reason::first_day(&facts, &conditions) else {
+                return Ok(false);
+            };
+            let reason = analysis
+                .reasons
+                .first()
+                .map(|r| analysis.as_written(r.iter()))
+                .unwrap_or_default();
+            let kind = asked.kind_name();
+            draft.status = Some(AnswerStatus::NotFound);
+            draft.answer = format!(
+                "No {kind} on record gives {reason} as its reason, and none without a \
+                 reason was recorded the day {reason} was diagnosed or seen for ({reason} is on \
+                 record since {}); ask for the list to see them all.",
+                crate::text::dates::month_year(since)
+            );
+            draft.synthetic_query = synthetic.to_string();
+            return Ok(true);
+        }
+        let documents: Vec<search::RetrievedDocument> =
+            chosen.into_iter().map(|i| facts[i].clone()).collect();
+        let labels = labels([patient]);
+        let candidates = crate::answer::synthesis::candidates(&documents, &labels);
+        let all: Vec<usize> = (0..candidates.len()).collect();
+        let document = crate::answer::synthesis::assemble(&candidates, &all);
+        draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
+        self.answer_document(document, analysis, synthetic, draft)
+            .await?;
+        // Which link each fact stands on is the reader's to know.
+        if by_day && draft.status == Some(AnswerStatus::Answered) {
+            draft.answer.push_str(
+                " (Facts with no recorded reason are included when recorded the day the \
+                 condition was diagnosed or seen for.)",
+            );
+        }
+        Ok(true)
     }
 
     /// "Is she losing weight?": the reading the question names, the last value of each year over
