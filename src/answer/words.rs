@@ -603,7 +603,6 @@ pub(super) const GENERIC_TERMS: &[&str] = &[
     "getting",
     // "Still active", "ongoing": the time asked about (`NOW_WORDS`), read from the status.
     "still",
-    "active",
     "ongoing",
     "presently",
     "visit",
@@ -658,6 +657,8 @@ pub(super) const GENERIC_TERMS: &[&str] = &[
     "day",
     "month",
     "year",
+    "yr",
+    "yrs",
     "current",
     "status",
     "active",
