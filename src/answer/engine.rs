@@ -916,7 +916,23 @@ impl AnswerEngine {
         // answer: no model call then (a model shown unrelated facts answers from them, "eye
         // color" from the gender line). In incremental mode such a page is passed over for the
         // next, so a question costs the calls of the page that answers it.
-        let by_rules = select_by_rules(&candidates, analysis, self.config.max_facts);
+        let mut by_rules = select_by_rules(&candidates, analysis, self.config.max_facts);
+        // "Has he had his second MMR?" with one dose on record: the doses there are, and how
+        // many ("No. Only 1 on record."), not a refusal.
+        let mut fewer: Option<usize> = None;
+        if let (true, Some(n)) = (by_rules.is_empty(), analysis.nth) {
+            let mut series = analysis.clone();
+            series.nth = None;
+            series.recency = None;
+            series.asks_series = true;
+            let all = select_by_rules(&candidates, &series, self.config.max_facts);
+            let days: BTreeSet<chrono::NaiveDate> =
+                all.iter().filter_map(|i| candidates[*i].day).collect();
+            if !days.is_empty() && days.len() < n {
+                fewer = Some(days.len());
+                by_rules = all;
+            }
+        }
         if by_rules.is_empty() {
             draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
             draft.status = Some(AnswerStatus::NotFound);
@@ -966,6 +982,17 @@ impl AnswerEngine {
         let document = assemble(&candidates, &chosen);
         // A yes stands on a fact of what is asked, never on the reason it was asked for ("was
         // he on metformin for the diabetes?" is not answered by the diabetes).
+        if let Some(days) = fewer {
+            let no = if analysis.form == super::question::AnswerForm::YesNo {
+                "No. "
+            } else {
+                ""
+            };
+            let lead = format!("{no}Only {days} on record. ");
+            return self
+                .answer_document(document, analysis, synthetic, Some(&lead), draft)
+                .await;
+        }
         if analysis.form == super::question::AnswerForm::YesNo
             && !super::respond::supports_yes(&document, analysis)
         {
@@ -973,17 +1000,19 @@ impl AnswerEngine {
             draft.answer = NOT_FOUND_ANSWER.into();
             return Ok(());
         }
-        self.answer_document(document, analysis, synthetic, draft)
+        self.answer_document(document, analysis, synthetic, None, draft)
             .await
     }
 
-    /// Review, then the answer of a synthetic document: the template leads with what the
-    /// question's form asks ("Yes.", a count of the whole record), and a model may phrase it.
+    /// Review, then the answer of a synthetic document: the template leads with `lead`, or
+    /// with what the question's form asks ("Yes.", a count of the whole record), and a model
+    /// may phrase it.
     async fn answer_document(
         &self,
         document: SyntheticDocument,
         analysis: &QuestionAnalysis,
         synthetic: &str,
+        lead: Option<&str>,
         draft: &mut Draft,
     ) -> Result<(), AnswerError> {
         let Some((document, query)) = self.review(document, synthetic.to_string(), draft).await?
@@ -994,10 +1023,11 @@ impl AnswerEngine {
         draft.documents = document.get().document_ids.clone();
         draft.trace.synthetic_document = document.get().text();
         // A count is said only as the whole record gives it, never from the retrieved part.
-        let lead = match (analysis.form, draft.events) {
-            (super::question::AnswerForm::Count, Some(n)) => format!("{n} on record. "),
-            (super::question::AnswerForm::Count, None) => String::new(),
-            (form, _) => super::respond::lead(document.get(), form, analysis.now),
+        let lead = match (lead, analysis.form, draft.events) {
+            (Some(lead), _, _) => lead.to_string(),
+            (None, super::question::AnswerForm::Count, Some(n)) => format!("{n} on record. "),
+            (None, super::question::AnswerForm::Count, None) => String::new(),
+            (None, form, _) => super::respond::lead(document.get(), form, analysis.now),
         };
         let template = format!("{lead}{}", template_answer(document.get()));
         self.respond(&document, &query, template, draft).await;

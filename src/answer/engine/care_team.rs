@@ -393,7 +393,7 @@ impl AnswerEngine {
         let all: Vec<usize> = (0..candidates.len()).collect();
         let document = crate::answer::synthesis::assemble(&candidates, &all);
         draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
-        self.answer_document(document, analysis, synthetic, draft)
+        self.answer_document(document, analysis, synthetic, None, draft)
             .await?;
         // Which link each fact stands on is the reader's to know.
         if by_day && draft.status == Some(AnswerStatus::Answered) {
