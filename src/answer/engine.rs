@@ -263,8 +263,8 @@ pub async fn find_documents_resolved(
                 .into_iter()
                 .filter(|t| known.contains(t))
                 .collect();
-            let mut seen: BTreeSet<i64> = documents.iter().map(|d| d.document_id).collect();
             if !concept.is_empty() {
+                let mut seen: BTreeSet<i64> = documents.iter().map(|d| d.document_id).collect();
                 let whole = search::by_day(pool, &patients, &concept, true, k).await?;
                 documents.extend(whole.into_iter().filter(|d| seen.insert(d.document_id)));
             }
@@ -980,8 +980,6 @@ impl AnswerEngine {
             chosen = by_rules;
         }
         let document = assemble(&candidates, &chosen);
-        // A yes stands on a fact of what is asked, never on the reason it was asked for ("was
-        // he on metformin for the diabetes?" is not answered by the diabetes).
         if let Some(days) = fewer {
             let no = if analysis.form == super::question::AnswerForm::YesNo {
                 "No. "
@@ -993,6 +991,8 @@ impl AnswerEngine {
                 .answer_document(document, analysis, synthetic, Some(&lead), draft)
                 .await;
         }
+        // A yes stands on a fact of what is asked, never on the reason it was asked for ("was
+        // he on metformin for the diabetes?" is not answered by the diabetes).
         if analysis.form == super::question::AnswerForm::YesNo
             && !super::respond::supports_yes(&document, analysis)
         {

@@ -1621,6 +1621,22 @@ struct RecordKind {
     opening: Option<&'static str>,
 }
 
+/// The name in replies of the kind of fact whose sentences open with `opening`
+/// ("Procedure is" → "procedure").
+pub fn kind_term(opening: &str) -> Option<&'static str> {
+    RECORD_KINDS
+        .iter()
+        .find(|k| k.opening == Some(opening))
+        .map(|k| k.term)
+}
+
+/// Whether a fact is of the kind whose sentences open with `opening`, for a list of that kind:
+/// a suspected allergy is listed with the allergies (it is never a "yes").
+pub fn is_of_kind(sentence: &str, opening: &str) -> bool {
+    sentence.starts_with(opening)
+        || (opening == "Allergy is" && sentence.starts_with("Suspected allergy"))
+}
+
 const RECORD_KINDS: &[RecordKind] = &[
     RecordKind {
         term: "medication",

@@ -8,15 +8,18 @@ use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 
-use super::question::{holds_term, is_concept, line_terms, names_concept, QuestionAnalysis};
+use super::question::{
+    holds_term, is_concept, is_of_kind, kind_term, line_terms, names_concept, QuestionAnalysis,
+};
 use super::search::RetrievedDocument;
 
 /// What a question asks for a reason: the reason's phrases, what the facts must be, and how
 /// the question named them.
 #[derive(Debug, PartialEq)]
 pub struct ForReason {
-    /// Each condition it gives as a reason, as the terms a fact's reason must hold ("breast
-    /// cancer" stands for each member of its lexicon class).
+    /// Each condition it gives as a reason, as the terms a fact's reason must hold (a lexicon
+    /// class stands for each of its members: "COPD", chronic obstructive bronchitis or
+    /// pulmonary emphysema).
     pub reasons: Vec<Vec<String>>,
     /// The kind of fact asked for ("Medication is"), when it names one; a question that names
     /// neither a kind nor a concept ("what is she on for …") asks for medications.
@@ -85,29 +88,27 @@ impl ForReason {
         })
     }
 
-    /// Whether a fact's sentences give one of the reasons as their own ("Reason is …").
-    pub fn is_reason_of(&self, sentences: &str) -> bool {
-        let Some(at) = sentences.find("Reason is ") else {
+    /// Whether the sentence after `marker` in `sentences` holds one of the reasons whole.
+    fn names_a_reason_after(&self, sentences: &str, marker: &str) -> bool {
+        let Some(at) = sentences.find(marker) else {
             return false;
         };
-        let rest = &sentences[at + "Reason is ".len()..];
-        let reason = rest.split(". ").next().unwrap_or(rest);
-        let words = line_terms(reason);
+        let rest = &sentences[at + marker.len()..];
+        let words = line_terms(rest.split(". ").next().unwrap_or(rest));
         self.reasons
             .iter()
             .any(|phrase| phrase.iter().all(|t| holds_term(&words, t)))
     }
 
+    /// Whether a fact's sentences give one of the reasons as their own ("Reason is …").
+    pub fn is_reason_of(&self, sentences: &str) -> bool {
+        self.names_a_reason_after(sentences, "Reason is ")
+    }
+
     /// Whether a condition's fact names one of the reasons (the condition is on record).
     pub fn names_condition(&self, sentences: &str) -> bool {
-        let Some(name) = sentences.strip_prefix("Condition is ") else {
-            return false;
-        };
-        let name = name.split(". ").next().unwrap_or(name);
-        let words = line_terms(name);
-        self.reasons
-            .iter()
-            .any(|phrase| phrase.iter().all(|t| holds_term(&words, t)))
+        sentences.starts_with("Condition is ")
+            && self.names_a_reason_after(sentences, "Condition is ")
     }
 
     /// Of `facts`, those asked for: of the kind asked, naming the concept asked when there is
@@ -130,7 +131,7 @@ impl ForReason {
                 let sentences = &facts[*i].text;
                 let asked = !sentences.starts_with("Encounter is ")
                     && !sentences.starts_with("Condition is ")
-                    && self.opening.is_none_or(|o| sentences.starts_with(o))
+                    && self.opening.is_none_or(|o| is_of_kind(sentences, o))
                     && self
                         .items
                         .as_ref()
@@ -158,23 +159,13 @@ impl ForReason {
 
     /// The kind asked for, as a reply names it.
     pub fn kind_name(&self) -> &'static str {
-        match self.opening {
-            Some("Procedure is") => "procedure",
-            Some("Immunization is") => "immunization",
-            Some("Allergy is") => "allergy",
-            _ => "medication",
-        }
+        self.opening.and_then(kind_term).unwrap_or("medication")
     }
 }
 
 /// The earliest day of the chosen facts (when a condition was first recorded).
 pub fn first_day(facts: &[RetrievedDocument], chosen: &[usize]) -> Option<NaiveDate> {
-    chosen
-        .iter()
-        .filter_map(|i| facts[*i].day)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .next()
+    chosen.iter().filter_map(|i| facts[*i].day).min()
 }
 
 #[cfg(test)]

@@ -212,11 +212,7 @@ pub fn select_by_rules(
     // specimen) is no procedure, and a list of them would read as the answer.
     if analysis.form == super::question::AnswerForm::Facts {
         if let Some(opening) = analysis.named_kind() {
-            chosen.retain(|i| {
-                let sentence = &candidates[*i].sentence;
-                sentence.starts_with(opening)
-                    || (opening == "Allergy is" && sentence.starts_with("Suspected allergy"))
-            });
+            chosen.retain(|i| super::question::is_of_kind(&candidates[*i].sentence, opening));
         }
     }
     if let Some(recency) = analysis.recency {
@@ -362,20 +358,29 @@ pub fn parse_choice(reply: &str, shortlist: &[usize]) -> Vec<usize> {
 /// Builds the synthetic document from the chosen candidates, folding readings that share a
 /// patient and wording across days into one ranged line.
 pub fn assemble(candidates: &[Candidate], chosen: &[usize]) -> SyntheticDocument {
-    let mut groups: BTreeMap<(String, String), Vec<&Candidate>> = BTreeMap::new();
-    let mut order: Vec<(String, String)> = Vec::new();
+    /// What the facts of one line share, beside their owner.
+    #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+    enum Line {
+        /// A summary fact (the candidate's index): its own line.
+        Own(usize),
+        /// An event (a dose, a procedure): the same sentence on several days is one line.
+        Event(String),
+        /// Readings of one code and unit (their template): folded into a range.
+        Readings(String),
+    }
+    let mut groups: BTreeMap<(String, Line), Vec<&Candidate>> = BTreeMap::new();
+    let mut order: Vec<(String, Line)> = Vec::new();
     for i in chosen {
         let c = &candidates[*i];
         let reading = Reading::parse(&c.sentence);
-        let key = if c.day.is_none() {
-            // A summary fact: its own line.
-            (c.owner.clone(), format!("{i}\u{0}{}", c.sentence))
+        let line = if c.day.is_none() {
+            Line::Own(*i)
         } else if reading.values.is_empty() {
-            // An event (a dose, a procedure): the same fact of several days is one line.
-            (c.owner.clone(), format!("\u{0}{}", c.sentence))
+            Line::Event(c.sentence.clone())
         } else {
-            (c.owner.clone(), reading.template)
+            Line::Readings(reading.template)
         };
+        let key = (c.owner.clone(), line);
         if !groups.contains_key(&key) {
             order.push(key.clone());
         }
@@ -407,16 +412,15 @@ pub fn assemble(candidates: &[Candidate], chosen: &[usize]) -> SyntheticDocument
             } else {
                 format!("{first} to {last}")
             };
-            if key.1.starts_with('\u{0}') {
+            if let Line::Event(sentence) = &key.1 {
                 // "Immunization is zoster (2 entries, March 2012 and March 2013)".
                 let months: Vec<String> = days.iter().map(|d| month_year(*d)).collect();
                 let (last, rest) = months.split_last().expect("two days or more");
                 document.lines.push(format!(
-                    "{}, {} and {last} ({} entries): {}",
+                    "{}, {} and {last} ({} entries): {sentence}",
                     key.0,
                     rest.join(", "),
                     days.len(),
-                    &key.1['\u{0}'.len_utf8()..],
                 ));
                 continue;
             }

@@ -327,10 +327,11 @@ impl AnswerEngine {
     }
 
     /// "What is she on for her osteoporosis?", "procedures for her breast cancer": the facts
-    /// of the kind asked whose recorded reason is the condition the question gives. When the
-    /// condition is on record and no such fact is, the reply says exactly that (a fact recorded
-    /// without a reason is not counted, and the reply says so). `false`, with nothing settled,
-    /// when the condition is not on the patient's record: the other steps answer then.
+    /// of the kind asked whose recorded reason is the condition the question gives, and those
+    /// with no reason recorded the day it was diagnosed or seen for (the reply says so). When
+    /// the condition is on record and no such fact is, a list question is told exactly that.
+    /// `false`, with nothing settled, when the condition is not on the patient's record or
+    /// the question is one the other steps answer better (a yes/no, a drug named).
     pub(super) async fn for_reason(
         &self,
         patient: i64,
