@@ -612,39 +612,52 @@ pub async fn summaries(
     Ok(rows.iter().map(document_from_row).collect())
 }
 
-/// One voter of a DP text answer: a patient and its documents most similar to the question.
+/// One voter of a DP text answer: a patient and the documents it reads.
 #[derive(Clone, Debug)]
 pub struct Voter {
     /// The patient.
     pub patient_key: i64,
-    /// Its documents above the threshold, most similar first.
+    /// Its documents: those that hold the asked kind of fact first, then the most similar.
     pub texts: Vec<String>,
     /// The best document's cosine similarity to the question.
     pub similarity: f64,
 }
 
 /// Threshold retrieval for DP answers: every patient among `patients` with a document whose
-/// best chunk reaches cosine similarity `threshold` to `embedding`, with its `per_patient` most
-/// similar such documents. Whether a patient votes depends on that patient's records only (no
-/// top-k across patients, which one patient could change).
+/// best chunk reaches cosine similarity `threshold` to `embedding` votes, and reads its
+/// `per_patient` documents that hold a fact of the asked kind (a sentence starting `prefer`,
+/// e.g. "Immunization is "), most similar first, then its other documents by similarity.
+/// Without that preference a vaccine question's voters read the days of the question's
+/// condition, which name no vaccine, and answer with the condition. Whether a patient votes
+/// and what it reads depend on that patient's records and the question only (no top-k across
+/// patients, which one patient could change).
 pub async fn threshold_voters(
     pool: &PgPool,
     embedding: &[f32],
     patients: &[i64],
     threshold: f64,
     per_patient: usize,
+    prefer: Option<&str>,
 ) -> Result<Vec<Voter>, StoreError> {
     let rows = sqlx::query(
-        "SELECT patient_key, text, similarity FROM (
-             SELECT d.patient_key, d.text, 1 - s.distance AS similarity,
-                    row_number() OVER (PARTITION BY d.patient_key
-                                       ORDER BY s.distance, d.document_id) AS place
+        "WITH scored AS (
+             SELECT d.patient_key, d.document_id, d.text, 1 - s.distance AS similarity,
+                    coalesce(strpos(d.text, $5) > 0, false) AS holds_kind
              FROM (SELECT c.document_id, min(c.embedding <=> $1) AS distance
                    FROM chunks c JOIN documents d USING (document_id)
                    WHERE d.patient_key = ANY($2)
                    GROUP BY c.document_id) s
-             JOIN documents d USING (document_id)
-             WHERE 1 - s.distance >= $3) ranked
+             JOIN documents d USING (document_id)),
+         voting AS (
+             SELECT patient_key, max(similarity) AS best FROM scored
+             GROUP BY patient_key HAVING max(similarity) >= $3)
+         SELECT patient_key, text, best AS similarity FROM (
+             SELECT s.patient_key, s.text, v.best,
+                    row_number() OVER (PARTITION BY s.patient_key
+                                       ORDER BY s.holds_kind DESC, s.similarity DESC,
+                                                s.document_id) AS place
+             FROM scored s JOIN voting v USING (patient_key)
+             WHERE s.holds_kind OR s.similarity >= $3) ranked
          WHERE place <= $4
          ORDER BY patient_key, place",
     )
@@ -652,6 +665,7 @@ pub async fn threshold_voters(
     .bind(patients)
     .bind(threshold)
     .bind(per_patient as i64)
+    .bind(prefer)
     .fetch_all(pool)
     .await?;
     let mut voters: Vec<Voter> = Vec::new();

@@ -216,14 +216,44 @@ async fn dp_answers_spend_from_the_budget_and_stop_when_it_is_spent() {
         documents > 3 * patients.len() as i64,
         "{documents} documents"
     );
-    let voters =
-        fhir_rag::answer::search::threshold_voters(store.pool(), &[1.0; 384], &patients, -1.0, 2)
-            .await
-            .unwrap();
+    let voters = fhir_rag::answer::search::threshold_voters(
+        store.pool(),
+        &[1.0; 384],
+        &patients,
+        -1.0,
+        2,
+        None,
+    )
+    .await
+    .unwrap();
     let distinct: std::collections::BTreeSet<i64> = voters.iter().map(|v| v.patient_key).collect();
     assert_eq!(distinct.len(), voters.len(), "a patient voted twice");
     assert_eq!(voters.len(), patients.len());
     assert!(voters.iter().all(|v| (1..=2).contains(&v.texts.len())));
+    // A vaccine question's voter reads its days with a vaccine first, however similar its
+    // other days are; a patient with none still votes, on its most similar days.
+    let preferring = fhir_rag::answer::search::threshold_voters(
+        store.pool(),
+        &[1.0; 384],
+        &patients,
+        -1.0,
+        2,
+        Some("Immunization is "),
+    )
+    .await
+    .unwrap();
+    assert_eq!(preferring.len(), patients.len());
+    let vaccinated: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT patient_key FROM documents WHERE strpos(text, 'Immunization is ') > 0",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    assert!(!vaccinated.is_empty());
+    for voter in &preferring {
+        let first = voter.texts[0].contains("Immunization is ");
+        assert_eq!(first, vaccinated.contains(&voter.patient_key), "{voter:?}");
+    }
 
     let gguf = std::process::Command::new(repo().join("scripts/fetch-llm.sh"))
         .output()

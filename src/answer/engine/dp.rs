@@ -37,7 +37,8 @@ pub(super) fn dp_cohort_answer(document: &SyntheticDocument, epsilon: f64) -> St
 }
 
 /// The voters of a DP text answer: the patients of the question's cohort (its condition, or
-/// the whole scope) with a document at least `--dp-similarity` similar to the question.
+/// the whole scope) with a document at least `--dp-similarity` similar to the question, each
+/// reading first its documents that hold the kind of fact the question asks for.
 pub async fn dp_voters(
     pool: &sqlx::PgPool,
     embedder: &EmbeddingService,
@@ -49,12 +50,15 @@ pub async fn dp_voters(
     let patients = crate::answer::cohort::cohort(pool, scope, condition).await?;
     let text = retrieval_text(question, &BTreeSet::new(), &[], 500);
     let vector = embedder.embed(vec![text]).await?.pop().unwrap_or_default();
+    // "Immunization:" → the documents' "Immunization is ".
+    let prefer = asked_kind(question).map(|kind| format!("{} is ", kind.trim_end_matches(':')));
     Ok(search::threshold_voters(
         pool,
         &vector,
         &patients,
         settings.dp_similarity,
         settings.dp_documents_per_voter,
+        prefer.as_deref(),
     )
     .await?)
 }
