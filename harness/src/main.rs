@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use fhir_rag::telemetry::{self, LogFormat};
-use fhir_rag_harness::{bench, eval, scale};
+use fhir_rag_harness::{bench, eval, overlap, scale};
 
 /// mimalloc, as in the service: the embedder's benchmarks measure what the service does.
 #[global_allocator]
@@ -63,6 +63,9 @@ enum BenchCommand {
     /// A population grown from the archive, size by size (1k, 10k, 100k patients): ingest
     /// throughput, store bytes per patient, answer latency per question kind.
     Scale(scale::ScaleBenchConfig),
+    /// The overlap control against a requester's history (10 to 5,000 remembered cohorts):
+    /// looked up by part digests against every cohort compared in full.
+    Overlap(overlap::OverlapBenchConfig),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -97,6 +100,11 @@ async fn run(command: Command) -> anyhow::Result<()> {
                 }
                 BenchCommand::Answer(config) => {
                     let result = bench::answer(&config).await?;
+                    println!("{}", serde_json::to_string_pretty(&result)?);
+                    config.output
+                }
+                BenchCommand::Overlap(config) => {
+                    let result = overlap::overlap_bench(&config).await?;
                     println!("{}", serde_json::to_string_pretty(&result)?);
                     config.output
                 }

@@ -165,7 +165,7 @@ pub(crate) async fn cohort(
 
 /// A cohort about to be answered to a requester without noise, for the overlap control.
 #[derive(Clone, Debug)]
-pub(crate) struct AskedCohort<'a> {
+pub struct AskedCohort<'a> {
     /// The requester, as [`super::contract::requester_key`] writes it.
     pub requester: String,
     /// The patient list the requester sent (sorted), `None` for every patient.
@@ -174,6 +174,37 @@ pub(crate) struct AskedCohort<'a> {
     pub condition: &'a str,
     /// The cohort's patients (sorted, distinct).
     pub patients: &'a [i64],
+}
+
+/// Which of `parts` parts a patient key falls in: a fixed hash, so that a set's parts depend on
+/// its keys only (any split serves exactness; a mixed one keeps the parts even).
+fn part_of(key: i64, parts: usize) -> usize {
+    let mixed = (key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((mixed >> 32) % parts as u64) as usize
+}
+
+/// One digest per part of `keys` (sorted) split into `parts` by [`part_of`], tagged by what the
+/// keys are (`b'p'` patients, `b'l'` a list): two sets that differ by fewer than `parts` keys
+/// share at least one of them.
+pub fn part_digests(tag: u8, keys: &[i64], parts: usize) -> Vec<Vec<u8>> {
+    let mut split: Vec<Vec<i64>> = vec![Vec::new(); parts];
+    for key in keys {
+        split[part_of(*key, parts)].push(*key);
+    }
+    split
+        .iter()
+        .enumerate()
+        .map(|(part, keys)| {
+            let mut digest = Sha256::new();
+            digest.update([tag]);
+            digest.update((parts as u32).to_le_bytes());
+            digest.update((part as u32).to_le_bytes());
+            for key in keys {
+                digest.update(key.to_le_bytes());
+            }
+            digest.finalize().to_vec()
+        })
+        .collect()
 }
 
 /// The overlap control: whether answering `asked` could, with an answer given to the same
@@ -187,9 +218,14 @@ pub(crate) struct AskedCohort<'a> {
 ///   0..k-1 (an identical group too: else "refused" against "answered" would tell 1 from 0);
 /// - the same question on the same list whose group has changed by 1..k-1 patients since.
 ///
+/// Its cost does not grow with the requester's history: only the earlier cohorts that share a
+/// part digest with the asked one ([`part_digests`], k parts: fewer than k differences leave a
+/// part untouched) are compared in full, found by index (migration 0021). Rows remembered
+/// before that, or under another k, are compared in full until they expire.
+///
 /// It does not stop combinations of three or more answers, nor colluding requester ids:
 /// differential privacy (mode `dp`) bounds those, and roles that need them should use it.
-pub(crate) async fn overlap(
+pub async fn overlap(
     pool: &PgPool,
     asked: &AskedCohort<'_>,
     k: usize,
@@ -197,6 +233,11 @@ pub(crate) async fn overlap(
 ) -> Result<bool, StoreError> {
     if k <= 1 || days == 0 {
         return Ok(false);
+    }
+    let parts = k.min(i16::MAX as usize);
+    let mut part_keys = part_digests(b'p', asked.patients, parts);
+    if let Some(list) = &asked.list {
+        part_keys.extend(part_digests(b'l', list, parts));
     }
     let (k, size) = (k as i32, asked.patients.len() as i32);
     let mut digest = Sha256::new();
@@ -222,9 +263,21 @@ pub(crate) async fn overlap(
     .execute(&mut *tx)
     .await?;
     let refused: bool = sqlx::query_scalar(
-        "WITH recent AS (
-             SELECT * FROM cohort_history
-             WHERE requester_id = $1 AND answered_at > now() - make_interval(days => $6)
+        "WITH candidates AS (
+             SELECT h.* FROM cohort_history h
+             WHERE h.requester_id = $1 AND h.parts = $9
+               AND h.digest IN (SELECT p.digest FROM cohort_history_parts p
+                                WHERE p.requester_id = $1 AND p.part_digest = ANY($10))
+             -- Rows without parts or under another k, each range by index.
+             UNION ALL
+             SELECT h.* FROM cohort_history h WHERE h.requester_id = $1 AND h.parts IS NULL
+             UNION ALL
+             SELECT h.* FROM cohort_history h WHERE h.requester_id = $1 AND h.parts < $9
+             UNION ALL
+             SELECT h.* FROM cohort_history h WHERE h.requester_id = $1 AND h.parts > $9
+         ),
+         recent AS (
+             SELECT * FROM candidates WHERE answered_at > now() - make_interval(days => $6)
          )
          SELECT EXISTS (
              SELECT 1 FROM recent h
@@ -257,13 +310,15 @@ pub(crate) async fn overlap(
     .bind(days as i32)
     .bind(size)
     .bind(&digest)
+    .bind(parts as i16)
+    .bind(&part_keys)
     .fetch_one(&mut *tx)
     .await?;
     if !refused {
         sqlx::query(
-            "INSERT INTO cohort_history (requester_id, list, condition, size, patients, digest)
-             VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (requester_id, digest) DO UPDATE SET answered_at = now()",
+            "INSERT INTO cohort_history (requester_id, list, condition, size, patients, digest, parts)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (requester_id, digest) DO UPDATE SET answered_at = now(), parts = $7",
         )
         .bind(&asked.requester)
         .bind(asked.list.as_deref())
@@ -271,6 +326,21 @@ pub(crate) async fn overlap(
         .bind(size)
         .bind(asked.patients)
         .bind(&digest)
+        .bind(parts as i16)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM cohort_history_parts WHERE requester_id = $1 AND digest = $2")
+            .bind(&asked.requester)
+            .bind(&digest)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO cohort_history_parts (requester_id, digest, part_digest)
+             SELECT $1, $2, unnest($3::bytea[])",
+        )
+        .bind(&asked.requester)
+        .bind(&digest)
+        .bind(&part_keys)
         .execute(&mut *tx)
         .await?;
     }
@@ -1147,6 +1217,53 @@ pub async fn dp_aggregate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_that_differ_by_fewer_than_k_share_a_part() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for k in [2usize, 5, 11] {
+            for _ in 0..200 {
+                let a: BTreeSet<i64> = (0..rng.random_range(0..60))
+                    .map(|_| rng.random_range(0..500))
+                    .collect();
+                let mut b = a.clone();
+                for _ in 0..rng.random_range(0..k) {
+                    let key = rng.random_range(0..500);
+                    if !b.remove(&key) {
+                        b.insert(key);
+                    }
+                }
+                let keys = |s: &BTreeSet<i64>| s.iter().copied().collect::<Vec<_>>();
+                let (pa, pb) = (
+                    part_digests(b'p', &keys(&a), k),
+                    part_digests(b'p', &keys(&b), k),
+                );
+                assert_eq!(pa.len(), k);
+                assert!(pa.iter().zip(&pb).any(|(x, y)| x == y), "{a:?} {b:?}");
+                // The digests of each part differ by what the keys are and by the split.
+                assert!(part_digests(b'l', &keys(&a), k)
+                    .iter()
+                    .zip(&pa)
+                    .all(|(x, y)| x != y));
+            }
+        }
+        // One key in each of k parts changed: no part in common, the lookup skips the group.
+        let a: Vec<i64> = (0..40).collect();
+        let mut touched = BTreeSet::new();
+        let mut b: BTreeSet<i64> = a.iter().copied().collect();
+        for key in 1000.. {
+            if touched.insert(part_of(key, 3)) {
+                b.insert(key);
+            }
+            if touched.len() == 3 {
+                break;
+            }
+        }
+        let b: Vec<i64> = b.into_iter().collect();
+        let (pa, pb) = (part_digests(b'p', &a, 3), part_digests(b'p', &b, 3));
+        assert!(pa.iter().zip(&pb).all(|(x, y)| x != y));
+    }
 
     fn fact(patient: i64, sentences: &str) -> (i64, Option<NaiveDate>, String) {
         (patient, None, sentences.to_string())

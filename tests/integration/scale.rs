@@ -330,3 +330,140 @@ async fn the_words_indexes_serve_their_queries() {
     tx.rollback().await.unwrap();
     run.cleanup().await;
 }
+
+/// One remembered cohort of the reference below.
+struct Remembered {
+    list: Option<BTreeSet<i64>>,
+    condition: String,
+    patients: BTreeSet<i64>,
+}
+
+/// The overlap control's rules written out over plain sets, independently of its SQL: the
+/// reference the indexed control must agree with, answer by answer.
+fn reference_refuses(history: &[Remembered], asked: &Remembered, k: usize) -> bool {
+    let differ = |a: &BTreeSet<i64>, b: &BTreeSet<i64>| a.symmetric_difference(b).count();
+    history.iter().any(|h| {
+        let lists = match (&h.list, &asked.list) {
+            (Some(a), Some(b)) => a.len().abs_diff(b.len()) < k && (1..k).contains(&differ(a, b)),
+            _ => false,
+        };
+        let same = h.list == asked.list && h.condition == asked.condition;
+        let identical = same && h.patients == asked.patients;
+        let lowest = if same { 1 } else { 0 };
+        let groups = h.patients.len().abs_diff(asked.patients.len()) < k
+            && !identical
+            && (lowest..k).contains(&differ(&h.patients, &asked.patients));
+        lists || groups
+    })
+}
+
+/// The overlap control looks up only the remembered cohorts that share a part digest with the
+/// asked one (its cost no longer grows with a requester's history); it must refuse exactly what
+/// the rules say. Several hundred random asks around a few groups (differences of 0 to k+2
+/// patients, lists and conditions mixed, rows remembered before the parts existed and under
+/// another k) are checked against [`reference_refuses`].
+#[tokio::test(flavor = "multi_thread")]
+async fn the_indexed_overlap_control_refuses_exactly_what_the_rules_say() {
+    use fhir_rag::answer::cohort::{overlap, AskedCohort};
+    use rand::{Rng, SeedableRng};
+    let run = TestRun::new("overlap_parts").await;
+    let store = run.store().await;
+    let pool = store.pool();
+    let k = 5;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+    let bases: Vec<BTreeSet<i64>> = [8usize, 40, 300]
+        .iter()
+        .map(|n| (0..*n).map(|_| rng.random_range(1..2_000i64)).collect())
+        .collect();
+    let conditions = ["", "diabetes", "concept:influenza in 2019"];
+    let mut history: Vec<Remembered> = Vec::new();
+    // Rows from before migration 0021 (no parts) and from a time k was 3: compared in full.
+    for (i, parts) in [(0usize, None), (1, Some(3i16))] {
+        let patients: Vec<i64> = bases[i].iter().copied().collect();
+        sqlx::query(
+            "INSERT INTO cohort_history (requester_id, list, condition, size, patients, digest, parts)
+             VALUES ('r', NULL, 'legacy', $1, $2, $3, $4)",
+        )
+        .bind(patients.len() as i32)
+        .bind(&patients)
+        .bind(vec![i as u8; 32])
+        .bind(parts)
+        .execute(pool)
+        .await
+        .unwrap();
+        history.push(Remembered {
+            list: None,
+            condition: "legacy".into(),
+            patients: bases[i].clone(),
+        });
+    }
+    let (mut refusals, mut answers) = (0, 0);
+    for round in 0..400 {
+        let base = &bases[rng.random_range(0..bases.len())];
+        let mut patients = base.clone();
+        for _ in 0..rng.random_range(0..k + 3) {
+            if rng.random_bool(0.5) && !patients.is_empty() {
+                let drop = *patients
+                    .iter()
+                    .nth(rng.random_range(0..patients.len()))
+                    .unwrap();
+                patients.remove(&drop);
+            } else {
+                patients.insert(rng.random_range(1..2_000i64));
+            }
+        }
+        // Half the asks send a patient list: the group itself, or it with a few others.
+        let list = rng.random_bool(0.5).then(|| {
+            let mut list = patients.clone();
+            for _ in 0..rng.random_range(0..3) {
+                list.insert(rng.random_range(1..2_000i64));
+            }
+            list
+        });
+        let asked = Remembered {
+            list,
+            condition: conditions[rng.random_range(0..conditions.len())].into(),
+            patients,
+        };
+        let expected = reference_refuses(&history, &asked, k);
+        let keys: Vec<i64> = asked.patients.iter().copied().collect();
+        let refused = overlap(
+            pool,
+            &AskedCohort {
+                requester: "r".into(),
+                list: asked.list.as_ref().map(|l| l.iter().copied().collect()),
+                condition: &asked.condition,
+                patients: &keys,
+            },
+            k,
+            30,
+        )
+        .await
+        .unwrap();
+        assert_eq!(refused, expected, "ask {round}: {} patients", keys.len());
+        if refused {
+            refusals += 1;
+        } else {
+            answers += 1;
+            let known = history.iter().position(|h| {
+                h.list == asked.list
+                    && h.condition == asked.condition
+                    && h.patients == asked.patients
+            });
+            if known.is_none() {
+                history.push(asked);
+            }
+        }
+    }
+    // Both outcomes are exercised, and the lookup saw many rows.
+    assert!(
+        refusals > 50 && answers > 50,
+        "{refusals} refused, {answers} answered"
+    );
+    let parts: i64 = sqlx::query_scalar("SELECT count(*) FROM cohort_history_parts")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert!(parts >= 5 * 50, "{parts} part digests");
+    run.cleanup().await;
+}
