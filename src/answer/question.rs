@@ -487,6 +487,10 @@ pub struct QuestionAnalysis {
     /// Classes the lexicon rewrote into their members (a statin, an opioid): any member
     /// answers, they are not all required.
     pub classes: Vec<Class>,
+    /// Terms the lexicon brought in ("deep", "venous", "thrombosi" for "DVT"), members of its
+    /// classes aside: the records' name of what the question asked, kept whole by
+    /// [`QuestionAnalysis::keep_known`].
+    pub from_lexicon: BTreeSet<String>,
     /// Whether it asks for more than one reading ("all her weights", "BP history", "every
     /// reading", "ever"): otherwise a reading asked with no time ("what's her weight") is the
     /// latest one.
@@ -670,9 +674,12 @@ impl QuestionAnalysis {
             }
             !aside
         });
+        let from_lexicon = &self.from_lexicon;
         for phrase in &mut self.phrases {
             // A word the records never use before the concept qualifies it ("favourite
-            // food" is not a food allergy) and stays; one after it ("weight charted") goes.
+            // food" is not a food allergy) and stays; one after it ("weight charted") goes,
+            // unless the lexicon brought it in: "DVT" is "deep venous thrombosis", never
+            // "deep" alone (which "Deep breathing exercises" hold).
             if let Some(first_known) = phrase
                 .iter()
                 .position(|t| is_concept(t) && known.contains(t))
@@ -680,7 +687,10 @@ impl QuestionAnalysis {
                 let mut at = 0usize;
                 phrase.retain(|t| {
                     at += 1;
-                    let keep = !is_concept(t) || known.contains(t) || at <= first_known;
+                    let keep = !is_concept(t)
+                        || known.contains(t)
+                        || at <= first_known
+                        || from_lexicon.contains(t);
                     if !keep {
                         dropped.insert(t.clone());
                     }
@@ -1094,6 +1104,16 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         && crate::text::words(&question)
             .iter()
             .any(|w| REFERRING.contains(&w.as_str()));
+    // A class's members are alternatives with their own reading (see `classes`).
+    let from_lexicon: BTreeSet<String> = introduced
+        .iter()
+        .map(|w| canonical(w))
+        .filter(|t| {
+            !classes
+                .iter()
+                .any(|c| c.members.iter().flatten().any(|m| m == t))
+        })
+        .collect();
     QuestionAnalysis {
         name_candidates: candidates.into_iter().collect(),
         name_like: name_like.into_iter().collect(),
@@ -1137,6 +1157,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         runs,
         written,
         classes,
+        from_lexicon,
         asks_cause: ASKS_CAUSE.is_match(&question),
         reasons,
         occasions,
@@ -2549,6 +2570,24 @@ mod tests {
         assert!(analysis.asides.is_empty());
         analysis.keep_known(&known);
         assert!(analysis.phrases.iter().flatten().any(|t| t == "favourite"));
+        // The lexicon's words are the records' name of the concept, kept whole even where the
+        // records never use some of them: "DVT" never reads as "deep" ("Deep breathing
+        // exercises" would answer "Yes").
+        let mut analysis = analyze("did she ever have a PE or DVT?", &BTreeSet::new());
+        let known: BTreeSet<String> = ["pulmonary", "embolism", "deep"]
+            .iter()
+            .map(|w| canonical(w))
+            .collect();
+        analysis.keep_known(&known);
+        let dvt = analysis
+            .phrases
+            .iter()
+            .find(|p| p.first().is_some_and(|t| t == "deep"))
+            .unwrap_or_else(|| panic!("{:?}", analysis.phrases));
+        assert_eq!(dvt.len(), 3, "{dvt:?}");
+        let mut weight = analyze("weight charted for ruben?", &names(&["ruben"]));
+        weight.keep_known(&[canonical("weight")].into_iter().collect());
+        assert_eq!(weight.phrases, vec![vec![canonical("weight")]]);
         // Request words are never names.
         let analysis = analyze(
             "Break down the medications. Include counts.",
