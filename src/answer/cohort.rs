@@ -234,20 +234,35 @@ pub async fn overlap(
     if k <= 1 || days == 0 {
         return Ok(false);
     }
-    let parts = k.min(i16::MAX as usize);
-    let mut part_keys = part_digests(b'p', asked.patients, parts);
-    if let Some(list) = &asked.list {
-        part_keys.extend(part_digests(b'l', list, parts));
+    // The digests hash keys in order: sorted and distinct here, whatever the caller sent (the
+    // rules compare sets).
+    let sorted = |keys: &[i64]| {
+        let mut keys = keys.to_vec();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    };
+    let patients = sorted(asked.patients);
+    let list = asked.list.as_deref().map(sorted);
+    // k parts; a k too large for the column (never a sensible k) gets none, and then every
+    // remembered row, and this one later, is compared in full: never fewer parts than k.
+    let parts = if k <= i16::MAX as usize { k } else { 0 };
+    let mut part_keys = Vec::new();
+    if parts > 0 {
+        part_keys = part_digests(b'p', &patients, parts);
+        if let Some(list) = &list {
+            part_keys.extend(part_digests(b'l', list, parts));
+        }
     }
-    let (k, size) = (k as i32, asked.patients.len() as i32);
+    let (k, size) = (i32::try_from(k).unwrap_or(i32::MAX), patients.len() as i32);
     let mut digest = Sha256::new();
-    for key in asked.list.iter().flatten() {
+    for key in list.iter().flatten() {
         digest.update(key.to_le_bytes());
     }
     digest.update([0xff]);
     digest.update(asked.condition.as_bytes());
     digest.update([0xff]);
-    for key in asked.patients {
+    for key in &patients {
         digest.update(key.to_le_bytes());
     }
     let digest = digest.finalize().to_vec();
@@ -303,9 +318,9 @@ pub async fn overlap(
          )",
     )
     .bind(&asked.requester)
-    .bind(asked.list.as_deref())
+    .bind(list.as_deref())
     .bind(asked.condition)
-    .bind(asked.patients)
+    .bind(&patients)
     .bind(k)
     .bind(days as i32)
     .bind(size)
@@ -321,10 +336,10 @@ pub async fn overlap(
              ON CONFLICT (requester_id, digest) DO UPDATE SET answered_at = now(), parts = $7",
         )
         .bind(&asked.requester)
-        .bind(asked.list.as_deref())
+        .bind(list.as_deref())
         .bind(asked.condition)
         .bind(size)
-        .bind(asked.patients)
+        .bind(&patients)
         .bind(&digest)
         .bind(parts as i16)
         .execute(&mut *tx)

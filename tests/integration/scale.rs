@@ -455,6 +455,69 @@ async fn the_indexed_overlap_control_refuses_exactly_what_the_rules_say() {
             }
         }
     }
+    // The same history read with another k (4): every row was remembered under 5 parts, so
+    // each is compared in full, and the answers still follow the rules.
+    for round in 0..40 {
+        let base = &bases[round % bases.len()];
+        let mut patients = base.clone();
+        for _ in 0..rng.random_range(0..6) {
+            patients.insert(rng.random_range(1..2_000i64));
+        }
+        let asked = Remembered {
+            list: None,
+            condition: "another k".into(),
+            patients,
+        };
+        let expected = reference_refuses(&history, &asked, 4);
+        let keys: Vec<i64> = asked.patients.iter().copied().collect();
+        let refused = overlap(
+            pool,
+            &AskedCohort {
+                requester: "r".into(),
+                list: None,
+                condition: &asked.condition,
+                patients: &keys,
+            },
+            4,
+            30,
+        )
+        .await
+        .unwrap();
+        assert_eq!(refused, expected, "k = 4, ask {round}");
+        if !refused {
+            history.push(asked);
+        }
+    }
+    // The list rule alone: two lists one patient apart, over groups with nothing in common
+    // and other conditions; and keys sent unsorted and repeated are the same group.
+    let ask = |list: Vec<i64>, condition: &'static str, patients: Vec<i64>| {
+        let pool = pool.clone();
+        async move {
+            overlap(
+                &pool,
+                &AskedCohort {
+                    requester: "lists".into(),
+                    list: Some(list),
+                    condition,
+                    patients: &patients,
+                },
+                k,
+                30,
+            )
+            .await
+            .unwrap()
+        }
+    };
+    let list: Vec<i64> = (5_000..5_040).collect();
+    assert!(!ask(list.clone(), "diabetes", (6_000..6_020).collect()).await);
+    let mut longer = list.clone();
+    longer.push(5_999);
+    assert!(ask(longer, "asthma", (7_000..7_030).collect()).await);
+    let group: Vec<i64> = (8_000..8_050).collect();
+    assert!(!ask(vec![1, 2, 3], "gout", group.clone()).await);
+    let mut shuffled: Vec<i64> = group.iter().rev().copied().collect();
+    shuffled.push(group[3]);
+    assert!(ask(vec![3, 2, 1, 1], "anemia", shuffled).await);
     // Both outcomes are exercised, and the lookup saw many rows.
     assert!(
         refusals > 50 && answers > 50,
