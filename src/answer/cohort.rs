@@ -168,11 +168,12 @@ pub(crate) async fn cohort(
 pub struct AskedCohort<'a> {
     /// The requester, as [`super::contract::requester_key`] writes it.
     pub requester: String,
-    /// The patient list the requester sent (sorted), `None` for every patient.
+    /// The patient list the requester sent, `None` for every patient ([`overlap`] sorts it and
+    /// drops repeats).
     pub list: Option<Vec<i64>>,
     /// The condition as read, "" for none.
     pub condition: &'a str,
-    /// The cohort's patients (sorted, distinct).
+    /// The cohort's patients ([`overlap`] sorts them and drops repeats).
     pub patients: &'a [i64],
 }
 

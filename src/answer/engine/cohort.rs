@@ -226,15 +226,7 @@ impl AnswerEngine {
         if patients.len() >= k.max(1) {
             let asked = crate::answer::cohort::AskedCohort {
                 requester: requester.to_string(),
-                list: match scope {
-                    Scope::All => None,
-                    Scope::Patients(keys) => {
-                        let mut keys = keys.clone();
-                        keys.sort_unstable();
-                        keys.dedup();
-                        Some(keys)
-                    }
-                },
+                list: scope.keys(),
                 condition: &remembered,
                 patients: &patients,
             };
@@ -411,11 +403,7 @@ impl AnswerEngine {
         }
         let asked = crate::answer::cohort::AskedCohort {
             requester: requester.to_string(),
-            list: scope.keys().map(|mut keys| {
-                keys.sort_unstable();
-                keys.dedup();
-                keys
-            }),
+            list: scope.keys(),
             condition: &format!("concept:{described}{when}"),
             patients: &patients,
         };
