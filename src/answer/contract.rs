@@ -236,9 +236,6 @@ pub struct PrivacyFindings {
     pub review_corrections: u32,
     /// Review findings fixed during synthesis, by rule.
     pub review_findings: BTreeMap<String, usize>,
-    /// Why the question was not answered, when it was not (`cohort_individual`,
-    /// `unresolved_name`, `identifier`, `ambiguous_name`, `too_few_patients`, …).
-    pub reason: Option<String>,
 }
 
 /// Milliseconds spent per stage.

@@ -6,6 +6,10 @@
 //! limits ─▶ scope ─▶ Search (names, condition, hybrid) ─▶ Synthesis (generalize, select, fold,
 //! rewrite) ─▶ Review (bounded corrections) ─▶ answer (model or template) ─▶ guard ─▶ audit
 //! ```
+//!
+//! Each path, and each step it takes, *returns* what the requester is told (a [`Reply`]); what
+//! the answer cost and touched (timings, model calls, review findings, patients, a DP spend) is
+//! added to one [`Work`] record, which the engine reads only to seal, publish and audit.
 
 use std::collections::BTreeSet;
 use std::num::NonZeroU32;
@@ -273,14 +277,91 @@ pub async fn find_documents_resolved(
     Ok(found(documents))
 }
 
-/// What the agents found, before the answer is sealed.
-#[derive(Debug, Default)]
-struct Draft {
-    policy: Option<Disclosure>,
-    status: Option<AnswerStatus>,
+/// What a disclosure path tells the requester. Every path and step *returns* one; the engine
+/// seals the one that ends the path.
+#[derive(Debug)]
+struct Reply {
+    status: AnswerStatus,
     answer: String,
+    /// The synthetic query the answer stands on (empty: none was made; the path gives its own).
     synthetic_query: String,
+    /// Why the question was not answered, when a rule said so (the audit's `reason`:
+    /// `cohort_individual`, `unresolved_name_or_identifier`, `too_few_patients`, …).
+    reason: Option<String>,
+    /// The documents the answering step was shown.
     documents: Vec<i64>,
+}
+
+impl From<policy::Outcome> for Reply {
+    fn from(outcome: policy::Outcome) -> Self {
+        Reply {
+            status: outcome.status,
+            answer: outcome.answer.to_string(),
+            synthetic_query: outcome.synthetic_query.to_string(),
+            reason: Some(outcome.reason.to_string()),
+            documents: Vec::new(),
+        }
+    }
+}
+
+impl Reply {
+    fn new(status: AnswerStatus, answer: impl Into<String>) -> Self {
+        Reply {
+            status,
+            answer: answer.into(),
+            synthetic_query: String::new(),
+            reason: None,
+            documents: Vec::new(),
+        }
+    }
+
+    fn answered(answer: impl Into<String>) -> Self {
+        Reply::new(AnswerStatus::Answered, answer)
+    }
+
+    fn not_found(answer: impl Into<String>) -> Self {
+        Reply::new(AnswerStatus::NotFound, answer)
+    }
+
+    /// The generic "nothing found" reply, which a path may replace by what it knows is missing.
+    fn nothing_found() -> Self {
+        Reply::not_found(NOT_FOUND_ANSWER)
+    }
+
+    fn is_nothing_found(&self) -> bool {
+        self.status == AnswerStatus::NotFound && self.answer == NOT_FOUND_ANSWER
+    }
+
+    /// The model-call limit was reached.
+    fn busy() -> Self {
+        Reply::new(
+            AnswerStatus::RateLimited,
+            "The answering service is at its model-call limit; please ask again shortly.",
+        )
+    }
+
+    /// This reply, standing on the synthetic query `query`.
+    fn asking(mut self, query: impl Into<String>) -> Self {
+        self.synthetic_query = query.into();
+        self
+    }
+
+    /// This reply, standing on `query` when no step made one.
+    fn or_asking(self, query: impl Into<String>) -> Self {
+        if self.synthetic_query.is_empty() {
+            self.asking(query)
+        } else {
+            self
+        }
+    }
+}
+
+/// What answering one query spent and touched, whichever path it took: timings, model calls,
+/// review findings, the patients read, a DP spend, the trace for evaluation. Steps add to it;
+/// what they tell the requester they return as a [`Reply`].
+#[derive(Debug, Default)]
+struct Work {
+    policy: Option<Disclosure>,
     patients: BTreeSet<i64>,
     llm_calls: u32,
     findings: PrivacyFindings,
@@ -290,20 +371,8 @@ struct Draft {
     dp_audit: Option<serde_json::Value>,
     /// A DP spend was charged for this answer: the published answer goes to its ledger row.
     dp_charged: bool,
-    /// For "how many" about one patient: the events on the whole record (the retrieved
-    /// documents hold only some of them).
-    events: Option<usize>,
     /// Words of the question read otherwise ([`super::spelling`]): the answer says so.
     read_as: Vec<(String, String)>,
-}
-
-impl Draft {
-    fn settle(&mut self, outcome: policy::Outcome) {
-        self.status = Some(outcome.status);
-        self.answer = outcome.answer.to_string();
-        self.synthetic_query = outcome.synthetic_query.to_string();
-        self.findings.reason = Some(outcome.reason.to_string());
-    }
 }
 
 /// What happened inside one answer, for the evaluation harness only: it holds record text and is
@@ -470,7 +539,7 @@ impl AnswerEngine {
     async fn call_model(
         &self,
         request: ChatRequest,
-        draft: &mut Draft,
+        work: &mut Work,
     ) -> Result<Option<String>, ()> {
         let Backend::Model(model) = &self.backend else {
             return Ok(None);
@@ -478,7 +547,7 @@ impl AnswerEngine {
         if !self.take_llm_call().await {
             return Err(());
         }
-        draft.llm_calls += 1;
+        work.llm_calls += 1;
         match model.complete(request).await {
             Ok(completion) => Ok(Some(completion.text)),
             Err(e) => {
@@ -525,67 +594,65 @@ impl AnswerEngine {
         query: &Query,
     ) -> Result<(Guarded<Answer>, Trace), AnswerError> {
         let started = Instant::now();
-        let mut draft = Draft::default();
+        let mut work = Work::default();
         // Requesters whose limit has refilled are forgotten: the limiter holds the requesters
         // of about the last minute, however many ever asked.
         if self.per_requester.len() > 1024 {
             self.per_requester.retain_recent();
             self.per_requester.shrink_to_fit();
         }
-        if self.reuses_query_id(query).await? {
-            draft.settle(policy::QUERY_ID_REUSED);
+        let reply = if self.reuses_query_id(query).await? {
+            Reply::from(policy::QUERY_ID_REUSED)
         } else if self
             .per_requester
             .check_key(&query.requester.key())
             .is_err()
         {
-            draft.status = Some(AnswerStatus::RateLimited);
-            draft.answer = format!(
-                "Too many questions from this requester (limit {} per minute); please ask again shortly.",
-                self.config.queries_per_minute
-            );
+            Reply::new(
+                AnswerStatus::RateLimited,
+                format!(
+                    "Too many questions from this requester (limit {} per minute); please ask again shortly.",
+                    self.config.queries_per_minute
+                ),
+            )
         } else {
-            self.run_agents(query, &mut draft).await?;
-            self.read_otherwise(query, &mut draft).await?;
-            if !draft.read_as.is_empty()
+            let reply = self.run_agents(query, &mut work).await?;
+            let mut reply = self.read_otherwise(query, reply, &mut work).await?;
+            if !work.read_as.is_empty()
                 && matches!(
-                    draft.status,
-                    Some(AnswerStatus::Answered | AnswerStatus::NotFound)
+                    reply.status,
+                    AnswerStatus::Answered | AnswerStatus::NotFound
                 )
             {
-                draft.answer = super::spelling::note(&draft.read_as) + &draft.answer;
+                reply.answer = super::spelling::note(&work.read_as) + &reply.answer;
             }
-        }
-        let status = draft.status.unwrap_or(AnswerStatus::NotFound);
+            reply
+        };
         let answer = Answer {
             query_id: query.query_id.clone(),
-            status,
-            answer: std::mem::take(&mut draft.answer),
-            synthetic_query: std::mem::take(&mut draft.synthetic_query),
+            status: reply.status,
+            answer: reply.answer,
+            synthetic_query: reply.synthetic_query,
             backend: self.backend.name(),
-            documents_used: draft.documents.len(),
-            llm_calls: draft.llm_calls,
+            documents_used: reply.documents.len(),
+            llm_calls: work.llm_calls,
             privacy: PrivacySummary {
-                policy: draft
-                    .policy
-                    .map(Disclosure::as_str)
-                    .unwrap_or("none")
-                    .into(),
+                policy: work.policy.map(Disclosure::as_str).unwrap_or("none").into(),
                 checks: vec!["synthesis".into(), "review".into()],
-                dp: draft.dp.take(),
+                dp: work.dp.take(),
             },
             timings: Timings::default(),
             answered_at: chrono::Utc::now().to_rfc3339(),
         };
         let guard_started = Instant::now();
         let sealed = self.guard.seal(answer).await?;
-        draft.timings.guard_ms = guard_started.elapsed().as_millis() as u64;
-        draft.timings.total_ms = started.elapsed().as_millis() as u64;
+        work.timings.guard_ms = guard_started.elapsed().as_millis() as u64;
+        work.timings.total_ms = started.elapsed().as_millis() as u64;
         // Timings are set after sealing: they are numbers the worker measured, not text.
         let mut sealed = sealed;
-        sealed.set_extra(draft.timings.clone());
-        let trace = std::mem::take(&mut draft.trace);
-        if draft.dp_charged {
+        sealed.set_extra(work.timings.clone());
+        let trace = std::mem::take(&mut work.trace);
+        if work.dp_charged {
             // Kept even in a dry run: the spend happened, and a replay must get this answer.
             let published = serde_json::to_value(sealed.value())
                 .map_err(|e| AnswerError::from(sqlx::Error::Decode(Box::new(e))))?;
@@ -594,7 +661,9 @@ impl AnswerEngine {
                 .await?;
         }
         if self.record {
-            self.audit(query, &sealed, &draft).await?;
+            let reason = reply.reason;
+            self.audit(query, &sealed, reason, &reply.documents, &work)
+                .await?;
         }
         Ok((sealed, trace))
     }
@@ -605,27 +674,32 @@ impl AnswerEngine {
     /// reading is a question the requester could ask; the one that answers goes through the
     /// same k threshold and overlap control. Not for DP answers (each reading would spend) nor
     /// for refusals (a question about a person stays refused).
-    async fn read_otherwise(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
-        if draft.policy != Some(Disclosure::Cohort)
+    async fn read_otherwise(
+        &self,
+        query: &Query,
+        reply: Reply,
+        work: &mut Work,
+    ) -> Result<Reply, AnswerError> {
+        if work.policy != Some(Disclosure::Cohort)
             || query.options.mode == Mode::Dp
-            || draft.dp_charged
-            || draft.status != Some(AnswerStatus::NotFound)
+            || work.dp_charged
+            || reply.status != AnswerStatus::NotFound
         {
-            return Ok(());
+            return Ok(reply);
         }
         for wording in super::question::alternative_wordings(&query.question) {
             let other = Query {
                 question: wording,
                 ..query.clone()
             };
-            let mut again = Draft::default();
-            self.run_agents(&other, &mut again).await?;
-            if again.status == Some(AnswerStatus::Answered) {
-                *draft = again;
-                break;
+            let mut again = Work::default();
+            let answered = self.run_agents(&other, &mut again).await?;
+            if answered.status == AnswerStatus::Answered {
+                *work = again;
+                return Ok(answered);
             }
         }
-        Ok(())
+        Ok(reply)
     }
 
     /// Whether this requester's query id was answered before for another request. A query is
@@ -686,12 +760,11 @@ impl AnswerEngine {
             .collect())
     }
 
-    async fn run_agents(&self, query: &Query, draft: &mut Draft) -> Result<(), AnswerError> {
+    async fn run_agents(&self, query: &Query, work: &mut Work) -> Result<Reply, AnswerError> {
         let Some(disclosure) = policy::disclosure(&self.config, &query.requester) else {
-            draft.settle(policy::NO_ACCESS);
-            return Ok(());
+            return Ok(Reply::from(policy::NO_ACCESS));
         };
-        draft.policy = Some(disclosure);
+        work.policy = Some(disclosure);
         let pool = self.store.pool();
         let scope = match &query.requester.patients {
             Some(ids) => Scope::Patients(search::patient_keys(pool, ids).await?),
@@ -721,7 +794,7 @@ impl AnswerEngine {
             search::known_words(pool, &vocabulary, self.config.cohort_min_patients, own).await?;
         // Typos read against the same vocabulary ([`super::spelling`]): the question is asked
         // again as corrected, and the answer says how it was read.
-        if draft.read_as.is_empty() {
+        if work.read_as.is_empty() {
             let corrections = self
                 .corrections(&first, &known, &scope, disclosure, own)
                 .await?;
@@ -730,8 +803,8 @@ impl AnswerEngine {
                     question: super::spelling::rewrite(&query.question, &corrections),
                     ..query.clone()
                 };
-                draft.read_as = corrections;
-                return Box::pin(self.run_agents(&corrected, draft)).await;
+                work.read_as = corrections;
+                return Box::pin(self.run_agents(&corrected, work)).await;
             }
         }
         let unknown_capitalized: Vec<&String> = first
@@ -749,14 +822,13 @@ impl AnswerEngine {
                     .filter(|w| !written_as_an_abbreviation(&asked, w))
                     .count();
                 if first.identifiers > 0 || !first.name_like.is_empty() || unknown_names > 0 {
-                    draft.settle(policy::COHORT_INDIVIDUAL);
-                    return Ok(());
+                    return Ok(Reply::from(policy::COHORT_INDIVIDUAL));
                 }
                 let dp = query.options.mode == Mode::Dp
                     || policy::has_role(&self.config.dp.dp_roles, &query.requester.role);
                 let first = self.cohort_analysis(first, &known, &scope, dp).await?;
-                let result = if dp {
-                    self.dp_cohort(query, &scope, &first, &population, &known, draft)
+                let reply = if dp {
+                    self.dp_cohort(query, &scope, &first, &population, &known, work)
                         .await
                 } else {
                     self.cohort(
@@ -765,32 +837,30 @@ impl AnswerEngine {
                         &first,
                         &population,
                         &known,
-                        draft,
+                        work,
                     )
                     .await
                 };
-                draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                work.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                let mut reply = reply?;
                 // A cohort found by none of the question's words may be one of fewer than k
                 // patients (their words read as unknown) or none: the reply says so, and says
                 // which it is no more than the search did.
-                if draft.status == Some(AnswerStatus::NotFound) && draft.answer == NOT_FOUND_ANSWER
-                {
-                    draft.answer =
+                if reply.is_nothing_found() {
+                    reply.answer =
                         super::respond::cohort_not_found(self.config.cohort_min_patients);
                 }
-                result
+                Ok(reply)
             }
             Disclosure::CareTeam => {
                 if first.identifiers > 0 {
-                    draft.settle(policy::NOT_ACCESSIBLE);
-                    return Ok(());
+                    return Ok(Reply::from(policy::NOT_ACCESSIBLE));
                 }
                 let mut resolution =
                     search::resolve_names(pool, &first.name_candidates, &scope).await?;
                 if let Some(sex) = first.titled_sex {
                     if search::keep_sex(pool, &mut resolution, sex).await? {
-                        draft.settle(policy::NOT_ACCESSIBLE);
-                        return Ok(());
+                        return Ok(Reply::from(policy::NOT_ACCESSIBLE));
                     }
                 }
                 // "Karren S.": of the listed Karrens, the one whose family name begins so
@@ -799,8 +869,7 @@ impl AnswerEngine {
                     if resolution.name_words.contains(word)
                         && search::keep_family_initial(pool, &mut resolution, *initial).await?
                     {
-                        draft.settle(policy::NOT_ACCESSIBLE);
-                        return Ok(());
+                        return Ok(Reply::from(policy::NOT_ACCESSIBLE));
                     }
                 }
                 let resolved = |w: &String| {
@@ -812,16 +881,13 @@ impl AnswerEngine {
                 let unresolved_names = first.name_like.iter().any(|w| !resolved(w));
                 let unresolved_capitalized = unknown_capitalized.iter().any(|w| !resolved(w));
                 if unresolved_names || (resolution.patients.is_empty() && unresolved_capitalized) {
-                    draft.settle(policy::NOT_ACCESSIBLE);
-                    return Ok(());
+                    return Ok(Reply::from(policy::NOT_ACCESSIBLE));
                 }
                 if names_someone_else(&first.name_runs, &resolution, &known) {
-                    draft.settle(policy::NOT_ACCESSIBLE);
-                    return Ok(());
+                    return Ok(Reply::from(policy::NOT_ACCESSIBLE));
                 }
                 if resolution.ambiguous {
-                    draft.settle(policy::AMBIGUOUS);
-                    return Ok(());
+                    return Ok(Reply::from(policy::AMBIGUOUS));
                 }
                 // "his latest LDL", "the patient's allergies": a care team of one patient asks
                 // about that patient, as if it had named them (the latest reading, a verified
@@ -836,8 +902,16 @@ impl AnswerEngine {
                         resolution.words_of.insert(*one, BTreeSet::new());
                     }
                 }
-                self.care_team(query, &scope, resolution, &known, search_started, draft)
-                    .await
+                self.care_team(
+                    query,
+                    &scope,
+                    &first,
+                    resolution,
+                    &known,
+                    search_started,
+                    work,
+                )
+                .await
             }
         }
     }
@@ -849,35 +923,35 @@ impl AnswerEngine {
         line: String,
         synthetic: String,
         template: String,
-        draft: &mut Draft,
-    ) -> Result<(), AnswerError> {
+        work: &mut Work,
+    ) -> Result<Reply, AnswerError> {
         let document = SyntheticDocument {
             lines: vec![line],
             document_ids: Vec::new(),
         };
-        let Some((document, query)) = self.review(document, synthetic, draft).await? else {
-            return Ok(());
+        let (document, query) = match self.review(document, synthetic, work).await? {
+            Ok(passed) => passed,
+            Err(refused) => return Ok(refused),
         };
-        draft.synthetic_query = query.get().clone();
-        draft.trace.synthetic_document = document.get().text();
-        self.respond(&document, &query, template, draft).await;
-        Ok(())
+        work.trace.synthetic_document = document.get().text();
+        let reply = self.respond(&document, &query, template, work).await;
+        Ok(reply.asking(query.get().clone()))
     }
 
-    /// Review of a synthetic document and query, with its own vault lookup. `None` (and a
-    /// refusal in the draft) when it cannot be made safe.
+    /// Review of a synthetic document and query, with its own vault lookup. The refusal to
+    /// return when it cannot be made safe.
     async fn review(
         &self,
         document: SyntheticDocument,
         query: String,
-        draft: &mut Draft,
-    ) -> Result<Option<(Reviewed<SyntheticDocument>, Reviewed<String>)>, AnswerError> {
+        work: &mut Work,
+    ) -> Result<Result<(Reviewed<SyntheticDocument>, Reviewed<String>), Reply>, AnswerError> {
         let started = Instant::now();
         let mut texts: Vec<&str> = document.lines.iter().map(String::as_str).collect();
         texts.push(&query);
         let scanner = self.guard.scanner(&texts).await?;
         let verdict = review_loop(document, query, &scanner, self.config.review_rounds);
-        draft.timings.review_ms += started.elapsed().as_millis() as u64;
+        work.timings.review_ms += started.elapsed().as_millis() as u64;
         match verdict {
             Verdict::Passed {
                 document,
@@ -885,30 +959,35 @@ impl AnswerEngine {
                 corrections,
                 fixed,
             } => {
-                draft.findings.review_corrections += corrections;
+                work.findings.review_corrections += corrections;
                 for (rule, n) in fixed {
-                    *draft.findings.review_findings.entry(rule).or_default() += n;
+                    *work.findings.review_findings.entry(rule).or_default() += n;
                 }
-                Ok(Some((document, query)))
+                Ok(Ok((document, query)))
             }
             Verdict::Refused { rules, corrections } => {
-                draft.findings.review_corrections += corrections;
-                draft.status = Some(AnswerStatus::Refused);
-                draft.answer = "The answer could not be de-identified safely.".into();
-                draft.findings.reason = Some(format!("review: {}", rules.join(", ")));
-                Ok(None)
+                work.findings.review_corrections += corrections;
+                let mut refused = Reply::new(
+                    AnswerStatus::Refused,
+                    "The answer could not be de-identified safely.",
+                );
+                refused.reason = Some(format!("review: {}", rules.join(", ")));
+                Ok(Err(refused))
             }
         }
     }
 
+    /// Synthesis and the answer over retrieved documents. `events`: for "how many" about one
+    /// patient, the events on the whole record (the documents hold only some of them).
     async fn synthesize_and_answer(
         &self,
         documents: &[RetrievedDocument],
         labels: &std::collections::BTreeMap<i64, String>,
         analysis: &QuestionAnalysis,
         synthetic: &str,
-        draft: &mut Draft,
-    ) -> Result<(), AnswerError> {
+        events: Option<usize>,
+        work: &mut Work,
+    ) -> Result<Reply, AnswerError> {
         // Synthesis.
         let synthesis_started = Instant::now();
         let candidates = candidates(documents, labels);
@@ -934,10 +1013,8 @@ impl AnswerEngine {
             }
         }
         if by_rules.is_empty() {
-            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-            return Ok(());
+            work.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+            return Ok(Reply::nothing_found());
         }
         let mut chosen = Vec::new();
         if self.config.llm_fact_selection && matches!(self.backend, Backend::Model(_)) {
@@ -951,13 +1028,13 @@ impl AnswerEngine {
                 document_ids: Vec::new(),
             };
             // The model sees the shortlist only after Review passed it.
-            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
-            let Some((reviewed, query)) = self.review(lines, synthetic.to_string(), draft).await?
-            else {
-                return Ok(());
+            work.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+            let (reviewed, query) = match self.review(lines, synthetic.to_string(), work).await? {
+                Ok(passed) => passed,
+                Err(refused) => return Ok(refused),
             };
             match self
-                .call_model(select_request(&reviewed, &query), draft)
+                .call_model(select_request(&reviewed, &query), work)
                 .await
             {
                 Ok(Some(reply)) => {
@@ -968,13 +1045,10 @@ impl AnswerEngine {
                     }
                 }
                 Ok(None) => {}
-                Err(()) => {
-                    self.busy(draft);
-                    return Ok(());
-                }
+                Err(()) => return Ok(Reply::busy()),
             }
         } else {
-            draft.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
+            work.timings.synthesis_ms += synthesis_started.elapsed().as_millis() as u64;
         }
         if chosen.is_empty() {
             chosen = by_rules;
@@ -988,7 +1062,7 @@ impl AnswerEngine {
             };
             let lead = format!("{no}Only {days} on record. ");
             return self
-                .answer_document(document, analysis, synthetic, Some(&lead), draft)
+                .answer_document(document, analysis, synthetic, Some(&lead), events, work)
                 .await;
         }
         // A yes stands on a fact of what is asked, never on the reason it was asked for ("was
@@ -996,42 +1070,43 @@ impl AnswerEngine {
         if analysis.form == super::question::AnswerForm::YesNo
             && !super::respond::supports_yes(&document, analysis)
         {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-            return Ok(());
+            return Ok(Reply::nothing_found());
         }
-        self.answer_document(document, analysis, synthetic, None, draft)
+        self.answer_document(document, analysis, synthetic, None, events, work)
             .await
     }
 
     /// Review, then the answer of a synthetic document: the template leads with `lead`, or
-    /// with what the question's form asks ("Yes.", a count of the whole record), and a model
-    /// may phrase it.
+    /// with what the question's form asks ("Yes.", a count of the whole record: `events`), and
+    /// a model may phrase it.
     async fn answer_document(
         &self,
         document: SyntheticDocument,
         analysis: &QuestionAnalysis,
         synthetic: &str,
         lead: Option<&str>,
-        draft: &mut Draft,
-    ) -> Result<(), AnswerError> {
-        let Some((document, query)) = self.review(document, synthetic.to_string(), draft).await?
-        else {
-            return Ok(());
+        events: Option<usize>,
+        work: &mut Work,
+    ) -> Result<Reply, AnswerError> {
+        let (document, query) = match self.review(document, synthetic.to_string(), work).await? {
+            Ok(passed) => passed,
+            Err(refused) => return Ok(refused),
         };
-        draft.synthetic_query = query.get().clone();
-        draft.documents = document.get().document_ids.clone();
-        draft.trace.synthetic_document = document.get().text();
+        work.trace.synthetic_document = document.get().text();
         // A count is said only as the whole record gives it, never from the retrieved part.
-        let lead = match (lead, analysis.form, draft.events) {
+        let lead = match (lead, analysis.form, events) {
             (Some(lead), _, _) => lead.to_string(),
             (None, super::question::AnswerForm::Count, Some(n)) => format!("{n} on record. "),
             (None, super::question::AnswerForm::Count, None) => String::new(),
             (None, form, _) => super::respond::lead(document.get(), form, analysis.now),
         };
         let template = format!("{lead}{}", template_answer(document.get()));
-        self.respond(&document, &query, template, draft).await;
-        Ok(())
+        let mut reply = self
+            .respond(&document, &query, template, work)
+            .await
+            .asking(query.get().clone());
+        reply.documents = document.get().document_ids.clone();
+        Ok(reply)
     }
 
     /// The answering step: the model (or the template) sees only the reviewed document and
@@ -1042,61 +1117,50 @@ impl AnswerEngine {
         document: &Reviewed<SyntheticDocument>,
         query: &Reviewed<String>,
         template: String,
-        draft: &mut Draft,
-    ) {
+        work: &mut Work,
+    ) -> Reply {
         let answer_started = Instant::now();
         let reply = match self
             .call_model(
                 answer_request(document, query, self.max_tokens, self.temperature),
-                draft,
+                work,
             )
             .await
         {
             Ok(reply) => reply,
-            Err(()) => return self.busy(draft),
+            Err(()) => return Reply::busy(),
         };
-        draft.timings.answer_ms += answer_started.elapsed().as_millis() as u64;
+        work.timings.answer_ms += answer_started.elapsed().as_millis() as u64;
         match reply {
-            Some(text) if says_not_found(&text) => {
-                draft.status = Some(AnswerStatus::NotFound);
-                draft.answer = NOT_FOUND_ANSWER.into();
-            }
+            Some(text) if says_not_found(&text) => Reply::nothing_found(),
             Some(text)
                 if numbers_are_grounded(&text, document.get())
                     && words_are_grounded(&text, document.get(), query.get()) =>
             {
-                draft.status = Some(AnswerStatus::Answered);
-                draft.answer = crate::text::strip_control_sequences(&text);
+                Reply::answered(crate::text::strip_control_sequences(&text))
             }
-            _ => {
-                draft.status = Some(AnswerStatus::Answered);
-                draft.answer = template;
-            }
+            _ => Reply::answered(template),
         }
-    }
-
-    fn busy(&self, draft: &mut Draft) {
-        draft.status = Some(AnswerStatus::RateLimited);
-        draft.answer =
-            "The answering service is at its model-call limit; please ask again shortly.".into();
     }
 
     async fn audit(
         &self,
         query: &Query,
         sealed: &Guarded<Answer>,
-        draft: &Draft,
+        reason: Option<String>,
+        documents: &[i64],
+        work: &Work,
     ) -> Result<(), AnswerError> {
         let answer = sealed.value();
         let report = serde_json::json!({
             "guard": sealed.report(),
-            "review_corrections": draft.findings.review_corrections,
-            "review_findings": draft.findings.review_findings,
-            "reason": draft.findings.reason,
+            "review_corrections": work.findings.review_corrections,
+            "review_findings": work.findings.review_findings,
+            "reason": reason,
             "policy": answer.privacy.policy,
-            "dp": draft.dp_audit,
+            "dp": work.dp_audit,
         });
-        let patients: Vec<i64> = draft.patients.iter().copied().collect();
+        let patients: Vec<i64> = work.patients.iter().copied().collect();
         sqlx::query(
             "INSERT INTO answer_audit (query_id, requester_id, requester_role, status, backend,
                  request_digest, document_ids, patient_keys, llm_calls, guard_report, total_ms)
@@ -1108,7 +1172,7 @@ impl AnswerEngine {
         .bind(answer.status.as_str())
         .bind(&answer.backend)
         .bind(self.request_digest(query).to_vec())
-        .bind(&draft.documents)
+        .bind(documents)
         .bind(&patients)
         .bind(answer.llm_calls as i32)
         .bind(report)

@@ -509,6 +509,14 @@ pub struct QuestionAnalysis {
     /// covid): left out of what a "yes" must stand on when the question asks about a stay or
     /// a visit.
     pub occasions: Vec<Vec<String>>,
+    /// Whether it asks how old its patient is ([`asks_age`]).
+    pub asks_age: bool,
+    /// Whether it asks about its patient's death: when, or of what ([`asks_death`]).
+    pub asks_death: bool,
+    /// Whether it asks which way a reading went over the years ([`crate::answer::trend::asked`]).
+    pub trend: Option<crate::answer::trend::Asked>,
+    /// Whether it asks for the highest or the lowest of a reading ([`extreme`]).
+    pub extreme: Option<Extreme>,
 }
 
 /// "Why was he in the ER", "what brought her in", "what did she come to the ED with", "what
@@ -848,6 +856,12 @@ fn expansion(term: &str) -> Option<&'static [&'static str]> {
 /// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
     let (form, now) = answer_form(question);
+    // What it asks of a record as a whole, read from the words as written.
+    let (asks_age, asks_death) = (self::asks_age(question), self::asks_death(question));
+    let (trend, extreme) = (
+        crate::answer::trend::asked(question),
+        self::extreme(question),
+    );
     let (question, introduced, classes) =
         record_words_and_classes(&crate::text::strip_control_sequences(question));
     // A SNOMED semantic tag copied with a name ("pneumonia (disorder)") says what kind of
@@ -1158,6 +1172,10 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         written,
         classes,
         from_lexicon,
+        asks_age,
+        asks_death,
+        trend,
+        extreme,
         asks_cause: ASKS_CAUSE.is_match(&question),
         reasons,
         occasions,
@@ -1294,6 +1312,27 @@ pub fn extreme(question: &str) -> Option<Extreme> {
 /// Whether a question asks how old its patient is.
 pub fn asks_age(question: &str) -> bool {
     HOW_OLD.is_match(question) || (AGE_WORD.is_match(question) && !AGE_AT_EVENT.is_match(question))
+}
+
+/// Whether a care-team question asks about the patient's death: when, or of what.
+pub fn asks_death(question: &str) -> bool {
+    static DEATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:die|died|death|pass\s+away|passed\s+away|deceased)\b")
+            .expect("valid death regex")
+    });
+    // "Her last flu jab before she died", "was X still on her list when she died": the death
+    // dates another question; "what did she die of" still asks about it.
+    static AS_A_TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b",
+        )
+        .expect("valid regex")
+    });
+    static ABOUT_IT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\bcause\b|\bwhy\b|\bof\s+what\b|\bwhat\s+(?:did|killed)\b|\bhow\s+did\s+(?:she|he|they)\s+die\b")
+            .expect("valid regex")
+    });
+    DEATH.is_match(question) && (!AS_A_TIME.is_match(question) || ABOUT_IT.is_match(question))
 }
 
 /// Every day the question names (any spelling the crate's date grammar reads).

@@ -597,6 +597,81 @@ fn document_from_row(row: &sqlx::postgres::PgRow) -> RetrievedDocument {
     }
 }
 
+/// Whether the patient's record holds any fact of `resource_type` ("Lane's active meds?" of a
+/// record with no medication at all is answered so).
+pub async fn holds_kind(
+    pool: &PgPool,
+    patient: i64,
+    resource_type: &str,
+) -> Result<bool, StoreError> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1 AND resource_type = $2)",
+    )
+    .bind(patient)
+    .bind(resource_type)
+    .fetch_one(pool)
+    .await?)
+}
+
+/// The patient's age in whole decades, at death or today, computed by the vault: the birth
+/// date never leaves it. `None` without a usable birth date.
+pub async fn age_decade(pool: &PgPool, patient: i64) -> Result<Option<i32>, StoreError> {
+    Ok(sqlx::query_scalar("SELECT vault.age_decade($1)")
+        .bind(patient)
+        .fetch_one(pool)
+        .await?)
+}
+
+/// What a patient's record says of a death.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Death {
+    /// The day of death the Patient record gives (`YYYY-MM-DD`).
+    pub day: Option<String>,
+    /// Dead, by a day of death or by the record's "deceased" flag.
+    pub deceased: bool,
+    /// The cause on the latest death certificate observation, when recorded.
+    pub cause: Option<String>,
+}
+
+/// The death on the patient's record (the Patient fact and the death certificate's cause).
+pub async fn death(pool: &PgPool, patient: i64) -> Result<Death, StoreError> {
+    let day: Option<String> = sqlx::query_scalar(
+        "SELECT substring(sentences FROM 'The patient died on ([0-9]{4}-[0-9]{2}-[0-9]{2})')
+         FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'",
+    )
+    .bind(patient)
+    .fetch_optional(pool)
+    .await?
+    .flatten();
+    let deceased = day.is_some()
+        || sqlx::query_scalar::<_, bool>(
+            "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1
+               AND resource_type = 'Patient' AND sentences LIKE '%The patient is deceased%')",
+        )
+        .bind(patient)
+        .fetch_one(pool)
+        .await?;
+    let cause = if deceased {
+        sqlx::query_scalar(
+            "SELECT substring(sentences FROM 'Code is Cause of Death[^.]*\\. Value is ([^.]+)')
+             FROM facts WHERE patient_key = $1 AND resource_type = 'Observation'
+               AND sentences LIKE '%Cause of Death%'
+             ORDER BY day DESC NULLS LAST LIMIT 1",
+        )
+        .bind(patient)
+        .fetch_optional(pool)
+        .await?
+        .flatten()
+    } else {
+        None
+    };
+    Ok(Death {
+        day,
+        deceased,
+        cause,
+    })
+}
+
 /// The summary documents of these patients (the second step of a condition question).
 pub async fn summaries(
     pool: &PgPool,

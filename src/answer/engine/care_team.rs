@@ -40,27 +40,6 @@ pub(super) fn names_someone_else(
     })
 }
 
-/// Whether a care-team question asks about the patient's death: when, or of what.
-pub(super) fn asks_death(question: &str) -> bool {
-    static DEATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\b(?:die|died|death|pass\s+away|passed\s+away|deceased)\b")
-            .expect("valid death regex")
-    });
-    // "Her last flu jab before she died", "was X still on her list when she died": the death
-    // dates another question; "what did she die of" still asks about it.
-    static AS_A_TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b",
-        )
-        .expect("valid regex")
-    });
-    static ABOUT_IT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\bcause\b|\bwhy\b|\bof\s+what\b|\bwhat\s+(?:did|killed)\b|\bhow\s+did\s+(?:she|he|they)\s+die\b")
-            .expect("valid regex")
-    });
-    DEATH.is_match(question) && (!AS_A_TIME.is_match(question) || ABOUT_IT.is_match(question))
-}
-
 /// Whether every place `question` writes `word` (folded) writes it in capitals ("ICU") or with a
 /// capital inside ("EpiPen"): an abbreviation or a brand, as cohort questions name concepts.
 pub(super) fn written_as_an_abbreviation(question: &str, word: &str) -> bool {
@@ -84,37 +63,39 @@ pub(super) fn written_as_an_abbreviation(question: &str, word: &str) -> bool {
 }
 
 impl AnswerEngine {
-    /// A care team's question about its patients.
+    /// A care team's question about its patients (`first`: the question as first read).
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn care_team(
         &self,
         query: &Query,
         scope: &Scope,
+        first: &QuestionAnalysis,
         resolution: search::NameResolution,
         known: &BTreeSet<String>,
         search_started: Instant,
-        draft: &mut Draft,
-    ) -> Result<(), AnswerError> {
+        work: &mut Work,
+    ) -> Result<Reply, AnswerError> {
         // The patient named, or the care team's only patient ("How old is the patient?").
         let only = match (resolution.patients.as_slice(), scope) {
             ([one], _) => Some(*one),
             ([], Scope::Patients(keys)) if keys.len() == 1 => Some(keys[0]),
             _ => None,
         };
-        if let (Some(patient), true) = (only, crate::answer::question::asks_age(&query.question)) {
-            draft.patients.insert(patient);
-            draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
-            return self.age(patient, draft).await;
+        if let (Some(patient), true) = (only, first.asks_age) {
+            work.patients.insert(patient);
+            work.timings.search_ms = search_started.elapsed().as_millis() as u64;
+            return self.age(patient, work).await;
         }
-        if let (Some(patient), true) = (only, asks_death(&query.question)) {
-            draft.patients.insert(patient);
-            draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
-            return self.death(patient, draft).await;
+        if let (Some(patient), true) = (only, first.asks_death) {
+            work.patients.insert(patient);
+            work.timings.search_ms = search_started.elapsed().as_millis() as u64;
+            return self.death(patient, work).await;
         }
         if resolution.patients.is_empty() {
-            if let Some(extreme) = crate::answer::question::extreme(&query.question) {
-                if self.extreme(query, scope, known, extreme, draft).await? {
-                    draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
-                    return Ok(());
+            if let Some(extreme) = first.extreme {
+                if let Some(reply) = self.extreme(first, scope, known, extreme, work).await? {
+                    work.timings.search_ms = search_started.elapsed().as_millis() as u64;
+                    return Ok(reply);
                 }
             }
         }
@@ -142,14 +123,11 @@ impl AnswerEngine {
             resolution,
         )
         .await?;
-        draft.timings.search_ms = search_started.elapsed().as_millis() as u64;
-        if let ([patient], Some(asked)) = (
-            resolution.patients.as_slice(),
-            crate::answer::trend::asked(&query.question),
-        ) {
-            if self.trend(*patient, &analysis, asked, draft).await? {
-                draft.patients.insert(*patient);
-                return Ok(());
+        work.timings.search_ms = search_started.elapsed().as_millis() as u64;
+        if let ([patient], Some(asked)) = (resolution.patients.as_slice(), first.trend) {
+            if let Some(reply) = self.trend(*patient, &analysis, asked, work).await? {
+                work.patients.insert(*patient);
+                return Ok(reply);
             }
         }
         if let ([patient], Some(asked)) = (
@@ -157,14 +135,15 @@ impl AnswerEngine {
             crate::answer::reason::ForReason::read(&analysis),
         ) {
             let synthetic = render_query("the patient", &analysis.terms, known, &analysis.months);
-            if self
-                .for_reason(*patient, &analysis, &asked, &synthetic, draft)
+            if let Some(reply) = self
+                .for_reason(*patient, &analysis, &asked, &synthetic, work)
                 .await?
             {
-                draft.patients.insert(*patient);
-                return Ok(());
+                work.patients.insert(*patient);
+                return Ok(reply);
             }
         }
+        let mut events = None;
         if let (crate::answer::question::AnswerForm::Count, [patient]) =
             (analysis.form, resolution.patients.as_slice())
         {
@@ -190,19 +169,19 @@ impl AnswerEngine {
                         before: analysis.before,
                         active: false,
                     };
-                    let events =
+                    let n =
                         crate::answer::cohort::concept_events(self.store.pool(), *patient, &filter)
                             .await?;
-                    if events > 0 {
-                        draft.events = Some(events);
+                    if n > 0 {
+                        events = Some(n);
                         break;
                     }
                 }
             }
         }
-        draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
-        draft.trace.analysis = format!("{analysis:?}");
-        draft.patients.extend(resolution.patients.iter().copied());
+        work.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
+        work.trace.analysis = format!("{analysis:?}");
+        work.patients.extend(resolution.patients.iter().copied());
         let subject = match resolution.patients.len() {
             0 => "the patients",
             1 => "the patient",
@@ -215,19 +194,12 @@ impl AnswerEngine {
             resolution.patients.as_slice(),
             crate::answer::question::asked_kind_only(&analysis),
         ) {
-            let any: bool = sqlx::query_scalar(
-                "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1 AND resource_type = $2)",
-            )
-            .bind(patient)
-            .bind(resource_type)
-            .fetch_one(self.store.pool())
-            .await?;
-            if !any {
-                draft.patients.insert(*patient);
-                draft.status = Some(AnswerStatus::NotFound);
-                draft.answer = format!("No {kind} is on record for the patient.");
-                draft.synthetic_query = synthetic;
-                return Ok(());
+            if !search::holds_kind(self.store.pool(), *patient, resource_type).await? {
+                work.patients.insert(*patient);
+                return Ok(
+                    Reply::not_found(format!("No {kind} is on record for the patient."))
+                        .asking(synthetic),
+                );
             }
         }
         // For one named patient of the requester's own, "not found" says what is missing, but
@@ -291,13 +263,10 @@ impl AnswerEngine {
             _ => None,
         };
         if documents.is_empty() {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = missing.unwrap_or_else(|| NOT_FOUND_ANSWER.into());
-            draft.synthetic_query = synthetic;
-            return Ok(());
+            let answer = missing.unwrap_or_else(|| NOT_FOUND_ANSWER.into());
+            return Ok(Reply::not_found(answer).asking(synthetic));
         }
-        draft
-            .patients
+        work.patients
             .extend(documents.iter().map(|d| d.patient_key));
         // Per-answer labels, in order of relevance.
         let labels = labels(documents.iter().map(|d| d.patient_key));
@@ -308,22 +277,30 @@ impl AnswerEngine {
             Mode::Synthetic | Mode::Dp => vec![&documents[..]],
             Mode::Incremental => documents.chunks(1).collect(),
         };
+        let mut reply: Option<Reply> = None;
         for batch in batches {
-            self.synthesize_and_answer(batch, &labels, &analysis, &synthetic, draft)
+            let mut page = self
+                .synthesize_and_answer(batch, &labels, &analysis, &synthetic, events, work)
                 .await?;
-            if draft.status != Some(AnswerStatus::NotFound) {
+            // A page that showed the answering step nothing keeps what an earlier page showed
+            // it (its query and documents stay in the audit).
+            if let (true, Some(earlier)) = (page.synthetic_query.is_empty(), reply) {
+                page.synthetic_query = earlier.synthetic_query;
+                page.documents = earlier.documents;
+            }
+            let found = page.status != AnswerStatus::NotFound;
+            reply = Some(page);
+            if found {
                 break;
             }
         }
-        if draft.synthetic_query.is_empty() {
-            draft.synthetic_query = synthetic;
+        let mut reply = reply
+            .unwrap_or_else(Reply::nothing_found)
+            .or_asking(synthetic);
+        if let (true, Some(missing)) = (reply.is_nothing_found(), missing) {
+            reply.answer = missing;
         }
-        if let (Some(AnswerStatus::NotFound), Some(missing)) = (draft.status, missing) {
-            if draft.answer == NOT_FOUND_ANSWER {
-                draft.answer = missing;
-            }
-        }
-        Ok(())
+        Ok(reply)
     }
 
     /// "What is she on for her osteoporosis?", "procedures for her breast cancer": the facts
@@ -338,11 +315,11 @@ impl AnswerEngine {
         analysis: &QuestionAnalysis,
         asked: &crate::answer::reason::ForReason,
         synthetic: &str,
-        draft: &mut Draft,
-    ) -> Result<bool, AnswerError> {
+        work: &mut Work,
+    ) -> Result<Option<Reply>, AnswerError> {
         use crate::answer::question::AnswerForm;
         if !matches!(analysis.form, AnswerForm::Facts | AnswerForm::YesNo) {
-            return Ok(false);
+            return Ok(None);
         }
         let facts = search::dated_facts(
             self.store.pool(),
@@ -366,10 +343,10 @@ impl AnswerEngine {
             // condition in its own words ("removal of ectopic pregnancy"), and the other steps
             // read those.
             if asked.items.is_some() || analysis.form != AnswerForm::Facts {
-                return Ok(false);
+                return Ok(None);
             }
             let Some(since) = crate::answer::reason::first_day(&facts, &conditions) else {
-                return Ok(false);
+                return Ok(None);
             };
             let reason = analysis
                 .reasons
@@ -377,15 +354,13 @@ impl AnswerEngine {
                 .map(|r| analysis.as_written(r.iter()))
                 .unwrap_or_default();
             let kind = asked.kind_name();
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = format!(
+            let answer = format!(
                 "No {kind} on record gives {reason} as its reason, and none without a \
                  reason was recorded the day {reason} was diagnosed or seen for ({reason} is on \
                  record since {}); ask for the list to see them all.",
                 crate::text::dates::month_year(since)
             );
-            draft.synthetic_query = synthetic.to_string();
-            return Ok(true);
+            return Ok(Some(Reply::not_found(answer).asking(synthetic)));
         }
         let documents: Vec<search::RetrievedDocument> =
             chosen.into_iter().map(|i| facts[i].clone()).collect();
@@ -393,17 +368,18 @@ impl AnswerEngine {
         let candidates = crate::answer::synthesis::candidates(&documents, &labels);
         let all: Vec<usize> = (0..candidates.len()).collect();
         let document = crate::answer::synthesis::assemble(&candidates, &all);
-        draft.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
-        self.answer_document(document, analysis, synthetic, None, draft)
+        work.trace.retrieved = documents.iter().map(|d| d.text.clone()).collect();
+        let mut reply = self
+            .answer_document(document, analysis, synthetic, None, None, work)
             .await?;
         // Which link each fact stands on is the reader's to know.
-        if by_day && draft.status == Some(AnswerStatus::Answered) {
-            draft.answer.push_str(
+        if by_day && reply.status == AnswerStatus::Answered {
+            reply.answer.push_str(
                 " (Facts with no recorded reason are included when recorded the day the \
                  condition was diagnosed or seen for.)",
             );
         }
-        Ok(true)
+        Ok(Some(reply))
     }
 
     /// "Is she losing weight?": the reading the question names, the last value of each year over
@@ -414,8 +390,8 @@ impl AnswerEngine {
         patient: i64,
         analysis: &QuestionAnalysis,
         asked: crate::answer::trend::Asked,
-        draft: &mut Draft,
-    ) -> Result<bool, AnswerError> {
+        work: &mut Work,
+    ) -> Result<Option<Reply>, AnswerError> {
         use crate::privacy::generalize::Reading;
         let facts =
             crate::answer::cohort::facts_of(self.store.pool(), &[patient], "Observation").await?;
@@ -455,25 +431,26 @@ impl AnswerEngine {
         };
         let best = codes.keys().map(|c| matched(c)).max().unwrap_or(0);
         if best == 0 {
-            return Ok(false);
+            return Ok(None);
         }
         let Some((code, (reading, values))) = codes
             .into_iter()
             .max_by_key(|(code, (_, values))| (matched(code), values.len()))
         else {
-            return Ok(false);
+            return Ok(None);
         };
         let since = analysis.since.map(|d| chrono::Datelike::year(&d));
         let series = crate::answer::trend::window(&crate::answer::trend::yearly(&values), since);
         let answer = crate::answer::trend::sentence(&code, &reading, &series, asked);
         if answer.is_empty() {
-            return Ok(false);
+            return Ok(None);
         }
         let line = format!("The patient, overall record: {answer}");
         let synthetic = format!("How has the patient's {code} changed over the years?");
         let template = format!("From the de-identified record (values rounded): {answer}");
-        self.answer_line(line, synthetic, template, draft).await?;
-        Ok(true)
+        Ok(Some(
+            self.answer_line(line, synthetic, template, work).await?,
+        ))
     }
 
     /// "Which of my patients has the highest BMI?": the highest (lowest) of each patient's
@@ -483,13 +460,13 @@ impl AnswerEngine {
     /// the ordinary path ("the highest dose of lisinopril").
     pub(super) async fn extreme(
         &self,
-        query: &Query,
+        first: &QuestionAnalysis,
         scope: &Scope,
         known: &BTreeSet<String>,
         extreme: crate::answer::question::Extreme,
-        draft: &mut Draft,
-    ) -> Result<bool, AnswerError> {
-        let mut analysis = analyze(&query.question, &BTreeSet::new());
+        work: &mut Work,
+    ) -> Result<Option<Reply>, AnswerError> {
+        let mut analysis = first.clone();
         // "Which patient has the highest BMI": what follows "has" is the reading, not a
         // condition.
         if analysis
@@ -505,51 +482,37 @@ impl AnswerEngine {
         let pool = self.store.pool();
         let (condition, synthetic, unknown) = cohort_subject(&analysis, known);
         if unknown {
-            return Ok(false);
+            return Ok(None);
         }
         let patients = crate::answer::cohort::cohort(pool, scope, condition.as_deref()).await?;
         let facts = crate::answer::cohort::observations_naming(pool, &patients, &analysis).await?;
         let Some((line, patient)) =
             crate::answer::cohort::extreme_reading(&facts, &analysis, extreme)
         else {
-            return Ok(false);
+            return Ok(None);
         };
-        draft.patients.insert(patient);
+        work.patients.insert(patient);
         let template = format!(
             "{line} Answers never say which patient a value is; ask about a patient by name \
              for their record."
         );
-        self.answer_line(line, synthetic, template, draft).await?;
-        Ok(true)
+        Ok(Some(
+            self.answer_line(line, synthetic, template, work).await?,
+        ))
     }
 
     /// "How old is …": the ten-year age band (90 and over as one), from the vault's birth date
     /// and, for a patient who died, the day of death the record gives. The birth date itself
     /// never leaves; a band is what HIPAA's Safe Harbor lets an age be.
-    pub(super) async fn age(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
+    pub(super) async fn age(&self, patient: i64, work: &mut Work) -> Result<Reply, AnswerError> {
         let pool = self.store.pool();
         // The vault computes the decade (at death, or today); the birth date never leaves it.
-        let decade: Option<i32> = sqlx::query_scalar("SELECT vault.age_decade($1)")
-            .bind(patient)
-            .fetch_one(pool)
-            .await
-            .map_err(StoreError::from)?;
+        let decade = search::age_decade(pool, patient).await?;
         let synthetic = "What does the record of the patient say about age?".to_string();
         let Some(decade) = decade else {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-            draft.synthetic_query = synthetic;
-            return Ok(());
+            return Ok(Reply::nothing_found().asking(synthetic));
         };
-        let died: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'
-               AND sentences ~ 'The patient died on [0-9]{4}-[0-9]{2}-[0-9]{2}')",
-        )
-        .bind(patient)
-        .fetch_one(pool)
-        .await
-        .map_err(StoreError::from)?;
-        let death = died.then_some(());
+        let death = search::death(pool, patient).await?.day.map(|_| ());
         let band = crate::privacy::generalize::age_band(decade.max(0) as u32);
         // "90 or older" is open-ended: "90 years or older", never "90 or older years old".
         let open = band.ends_with("or older");
@@ -572,49 +535,22 @@ impl AnswerEngine {
                 },
             ),
         };
-        self.answer_line(line, synthetic, template, draft).await
+        self.answer_line(line, synthetic, template, work).await
     }
 
     /// "When did he pass away?", "What did she die of?": the month of death the Patient record
     /// gives and the cause of death on its certificate, when recorded. A record that says no
     /// death is answered so (the whole Patient record was read).
-    pub(super) async fn death(&self, patient: i64, draft: &mut Draft) -> Result<(), AnswerError> {
+    pub(super) async fn death(&self, patient: i64, work: &mut Work) -> Result<Reply, AnswerError> {
         let pool = self.store.pool();
         let synthetic = "What does the record of the patient say about death?".to_string();
-        let died: Option<String> = sqlx::query_scalar(
-            "SELECT substring(sentences FROM 'The patient died on ([0-9]{4}-[0-9]{2}-[0-9]{2})')
-             FROM facts WHERE patient_key = $1 AND resource_type = 'Patient'",
-        )
-        .bind(patient)
-        .fetch_optional(pool)
-        .await
-        .map_err(StoreError::from)?
-        .flatten();
-        let deceased = died.is_some()
-            || sqlx::query_scalar::<_, bool>(
-                "SELECT EXISTS (SELECT 1 FROM facts WHERE patient_key = $1
-                   AND resource_type = 'Patient' AND sentences LIKE '%The patient is deceased%')",
-            )
-            .bind(patient)
-            .fetch_one(pool)
-            .await
-            .map_err(StoreError::from)?;
-        if !deceased {
+        let death = search::death(pool, patient).await?;
+        if !death.deceased {
             let line = "The patient, overall record: No death is recorded".to_string();
             let template = "No death is recorded for the patient.".to_string();
-            return self.answer_line(line, synthetic, template, draft).await;
+            return self.answer_line(line, synthetic, template, work).await;
         }
-        let cause: Option<String> = sqlx::query_scalar(
-            "SELECT substring(sentences FROM 'Code is Cause of Death[^.]*\\. Value is ([^.]+)')
-             FROM facts WHERE patient_key = $1 AND resource_type = 'Observation'
-               AND sentences LIKE '%Cause of Death%'
-             ORDER BY day DESC NULLS LAST LIMIT 1",
-        )
-        .bind(patient)
-        .fetch_optional(pool)
-        .await
-        .map_err(StoreError::from)?
-        .flatten();
+        let (died, cause) = (death.day, death.cause);
         let when = died
             .as_deref()
             .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
@@ -631,7 +567,7 @@ impl AnswerEngine {
         }
         let line = format!("The patient, overall record: {said}");
         let template = format!("From the de-identified record (dates by month): {said}.");
-        self.answer_line(line, synthetic, template, draft).await
+        self.answer_line(line, synthetic, template, work).await
     }
 }
 
@@ -648,7 +584,7 @@ mod tests {
             "is she deceased",
             "when she died, what was the cause?",
         ] {
-            assert!(asks_death(asked), "{asked}");
+            assert!(crate::answer::question::asks_death(asked), "{asked}");
         }
         for dating in [
             "her last flu jab before she died - when was it?",
@@ -657,7 +593,7 @@ mod tests {
             "dementia meds Ginny was on when she died?",
             "weight at her death?",
         ] {
-            assert!(!asks_death(dating), "{dating}");
+            assert!(!crate::answer::question::asks_death(dating), "{dating}");
         }
     }
 

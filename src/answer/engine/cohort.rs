@@ -178,8 +178,8 @@ impl AnswerEngine {
         analysis: &QuestionAnalysis,
         population: &Population,
         known: &BTreeSet<String>,
-        draft: &mut Draft,
-    ) -> Result<(), AnswerError> {
+        work: &mut Work,
+    ) -> Result<Reply, AnswerError> {
         let k = self.config.cohort_min_patients;
         let days = self.config.cohort_overlap_days;
         let pool = self.store.pool();
@@ -196,13 +196,13 @@ impl AnswerEngine {
         let concept_only = condition.is_none()
             && crate::answer::question::asks_concept(analysis)
             && analysis.terms.iter().any(|t| t == "medication");
-        if analysis.form == crate::answer::question::AnswerForm::Count
-            && (timed || concept_only)
-            && self
-                .concept_count(requester, scope, analysis, population, known, draft)
+        if analysis.form == crate::answer::question::AnswerForm::Count && (timed || concept_only) {
+            if let Some(reply) = self
+                .concept_count(requester, scope, analysis, population, known)
                 .await?
-        {
-            return Ok(());
+            {
+                return Ok(reply);
+            }
         }
         let mut patients = if unknown {
             Vec::new()
@@ -231,9 +231,7 @@ impl AnswerEngine {
                 patients: &patients,
             };
             if self.record && crate::answer::cohort::overlap(pool, &asked, k, days).await? {
-                draft.settle(policy::COHORT_OVERLAP);
-                draft.synthetic_query = synthetic;
-                return Ok(());
+                return Ok(Reply::from(policy::COHORT_OVERLAP).asking(synthetic));
             }
         }
         let document = crate::answer::cohort::aggregate(
@@ -248,31 +246,28 @@ impl AnswerEngine {
         // No cohort by the condition reading: a "how many" may still name another concept.
         if document.as_ref().is_none_or(|d| d.lines.is_empty())
             && analysis.form == crate::answer::question::AnswerForm::Count
-            && self
-                .concept_count(requester, scope, analysis, population, known, draft)
-                .await?
         {
-            return Ok(());
+            if let Some(reply) = self
+                .concept_count(requester, scope, analysis, population, known)
+                .await?
+            {
+                return Ok(reply);
+            }
         }
         let Some(document) = document else {
-            draft.settle(policy::TOO_FEW);
-            draft.synthetic_query = synthetic;
-            return Ok(());
+            return Ok(Reply::from(policy::TOO_FEW).asking(synthetic));
         };
         if document.lines.is_empty() {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-            draft.synthetic_query = synthetic;
-            return Ok(());
+            return Ok(Reply::nothing_found().asking(synthetic));
         }
-        let Some((document, query)) = self.review(document, synthetic, draft).await? else {
-            return Ok(());
+        let (document, query) = match self.review(document, synthetic, work).await? {
+            Ok(passed) => passed,
+            Err(refused) => return Ok(refused),
         };
-        draft.synthetic_query = query.get().clone();
-        draft.trace.synthetic_document = document.get().text();
+        work.trace.synthetic_document = document.get().text();
         let template = cohort_answer(document.get(), k);
-        self.respond(&document, &query, template, draft).await;
-        Ok(())
+        let reply = self.respond(&document, &query, template, work).await;
+        Ok(reply.asking(query.get().clone()))
     }
 
     /// "How many patients had a colonoscopy since 2018?", "…both hypertension and
@@ -282,7 +277,8 @@ impl AnswerEngine {
     /// when the condition reading found no cohort. Every concept word must be one the records
     /// of k patients use (otherwise false: the question is not understood, and the caller's
     /// reply stands); a group under k gets the same reply as any group under k, and a group
-    /// of k or more passes the overlap control like any cohort. Returns whether it answered.
+    /// of k or more passes the overlap control like any cohort. Returns its reply when it
+    /// answered.
     pub(super) async fn concept_count(
         &self,
         requester: &str,
@@ -290,8 +286,7 @@ impl AnswerEngine {
         analysis: &QuestionAnalysis,
         population: &Population,
         known: &BTreeSet<String>,
-        draft: &mut Draft,
-    ) -> Result<bool, AnswerError> {
+    ) -> Result<Option<Reply>, AnswerError> {
         let k = self.config.cohort_min_patients.max(1);
         let concepts = crate::answer::question::named_concepts(analysis, known);
         // A class's members the records of k patients never use are simply not among its
@@ -310,7 +305,7 @@ impl AnswerEngine {
             || !every_word_known
             || analysis.alternatives
         {
-            return Ok(false);
+            return Ok(None);
         }
         let pool = self.store.pool();
         // The concepts grouped: a class's members (every one the lexicon lists, whether or not
@@ -397,9 +392,7 @@ impl AnswerEngine {
         }
         let synthetic = format!("How many {who} have a record of {described}{when}?");
         if patients.len() < k {
-            draft.settle(policy::TOO_FEW);
-            draft.synthetic_query = synthetic;
-            return Ok(true);
+            return Ok(Some(Reply::from(policy::TOO_FEW).asking(synthetic)));
         }
         let asked = crate::answer::cohort::AskedCohort {
             requester: requester.to_string(),
@@ -411,18 +404,14 @@ impl AnswerEngine {
             && crate::answer::cohort::overlap(pool, &asked, k, self.config.cohort_overlap_days)
                 .await?
         {
-            draft.settle(policy::COHORT_OVERLAP);
-            draft.synthetic_query = synthetic;
-            return Ok(true);
+            return Ok(Some(Reply::from(policy::COHORT_OVERLAP).asking(synthetic)));
         }
-        draft.status = Some(AnswerStatus::Answered);
-        draft.answer = format!(
+        let answer = format!(
             "From the de-identified records (counts of patients; groups of fewer than {k} \
              patients are not reported): {} {who} have a record of {described}{when}{}.",
             patients.len(),
             if analysis.now { " (active now)" } else { "" }
         );
-        draft.synthetic_query = synthetic;
-        Ok(true)
+        Ok(Some(Reply::answered(answer).asking(synthetic)))
     }
 }

@@ -238,20 +238,18 @@ impl AnswerEngine {
         analysis: &QuestionAnalysis,
         population: &Population,
         known: &BTreeSet<String>,
-        draft: &mut Draft,
-    ) -> Result<(), AnswerError> {
+        work: &mut Work,
+    ) -> Result<Reply, AnswerError> {
         let settings = &self.config.dp;
         let epsilon = query.options.epsilon.unwrap_or(settings.dp_epsilon);
         if epsilon > settings.dp_max_epsilon {
-            draft.settle(policy::EPSILON_TOO_LARGE);
-            return Ok(());
+            return Ok(Reply::from(policy::EPSILON_TOO_LARGE));
         }
         let cost = PrivacyCost {
             epsilon,
             delta: settings.dp_delta,
         };
         let (condition, synthetic, unknown) = cohort_subject(analysis, known);
-        draft.synthetic_query = synthetic.clone();
         // A condition the records of k patients never name: an empty cohort, answered (and
         // charged) like any other, so that whether a word is known never shows un-noised.
         let empty = Scope::Patients(Vec::new());
@@ -286,35 +284,29 @@ impl AnswerEngine {
             .await?;
         match spend {
             Spend::Exhausted { epsilon_left } => {
-                draft.settle(policy::BUDGET_EXHAUSTED);
-                draft.dp = Some(DpSpent {
+                work.dp = Some(DpSpent {
                     epsilon: 0.0,
                     delta: 0.0,
                     epsilon_left,
                 });
-                return Ok(());
+                return Ok(Reply::from(policy::BUDGET_EXHAUSTED));
             }
-            Spend::Conflict => {
-                draft.settle(policy::QUERY_ID_REUSED);
-                return Ok(());
-            }
+            Spend::Conflict => return Ok(Reply::from(policy::QUERY_ID_REUSED)),
             Spend::Replay { published } => {
                 // The answer as first published, unchanged: it tells nothing new and costs
                 // nothing. (Recomputing it would draw fresh noise, or need a stored seed.)
                 let published: Answer = serde_json::from_value(published)
                     .map_err(|e| AnswerError::from(sqlx::Error::Decode(Box::new(e))))?;
-                draft.status = Some(published.status);
-                draft.answer = published.answer;
-                draft.synthetic_query = published.synthetic_query;
-                draft.dp_audit = Some(serde_json::json!({"replay": true, "charged_epsilon": 0.0}));
-                draft.dp = Some(DpSpent {
+                work.dp_audit = Some(serde_json::json!({"replay": true, "charged_epsilon": 0.0}));
+                work.dp = Some(DpSpent {
                     epsilon: 0.0,
                     delta: 0.0,
                     epsilon_left: self.budget.epsilon_left(requester).await?,
                 });
-                return Ok(());
+                return Ok(Reply::new(published.status, published.answer)
+                    .asking(published.synthetic_query));
             }
-            Spend::Granted => draft.dp_charged = true,
+            Spend::Granted => work.dp_charged = true,
         }
         let mut noise = Noise::from_seed(Noise::fresh_seed());
         let mut audit = serde_json::json!({
@@ -323,15 +315,16 @@ impl AnswerEngine {
             "delta": cost.delta,
             "replay": false,
         });
-        let refund = match kind {
+        let (reply, refund) = match kind {
             DpKind::Aggregate => {
                 self.dp_aggregate(
                     scope,
                     analysis,
                     condition.as_deref(),
+                    &synthetic,
                     cost,
                     &mut noise,
-                    draft,
+                    work,
                 )
                 .await?
             }
@@ -343,7 +336,7 @@ impl AnswerEngine {
                     cost,
                     &mut noise,
                     &mut audit,
-                    draft,
+                    work,
                 )
                 .await?
             }
@@ -356,29 +349,28 @@ impl AnswerEngine {
             charged -= refund;
         }
         audit["charged_epsilon"] = serde_json::json!(charged);
-        draft.dp_audit = Some(audit);
-        draft.dp = Some(DpSpent {
+        work.dp_audit = Some(audit);
+        work.dp = Some(DpSpent {
             epsilon: charged,
             delta: cost.delta,
             epsilon_left: self.budget.epsilon_left(requester).await?,
         });
-        if draft.synthetic_query.is_empty() {
-            draft.synthetic_query = synthetic;
-        }
-        Ok(())
+        Ok(reply.or_asking(synthetic))
     }
 
-    /// DP counts and medians. Returns the ε to give back (a cohort whose noisy size is below
-    /// the minimum used only the size's share).
+    /// DP counts and medians, and the ε to give back (a cohort whose noisy size is below the
+    /// minimum used only the size's share).
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn dp_aggregate(
         &self,
         scope: &Scope,
         analysis: &QuestionAnalysis,
         condition: Option<&str>,
+        synthetic: &str,
         cost: PrivacyCost,
         noise: &mut Noise,
-        draft: &mut Draft,
-    ) -> Result<f64, AnswerError> {
+        work: &mut Work,
+    ) -> Result<(Reply, f64), AnswerError> {
         let half = PrivacyCost {
             epsilon: cost.epsilon,
             delta: cost.delta / 2.0,
@@ -399,35 +391,28 @@ impl AnswerEngine {
         )
         .await?
         else {
-            draft.settle(policy::TOO_FEW);
             let used = crate::dp::epsilon_of(0.2 * settings.rho, half.delta);
-            return Ok((cost.epsilon - used).max(0.0));
+            return Ok((Reply::from(policy::TOO_FEW), (cost.epsilon - used).max(0.0)));
         };
         // The noisy cohort size alone is an answer too ("about 12 patients"; no item named).
         if document.lines.is_empty() {
-            draft.status = Some(AnswerStatus::NotFound);
-            draft.answer = NOT_FOUND_ANSWER.into();
-            return Ok(0.0);
+            return Ok((Reply::nothing_found(), 0.0));
         }
-        let Some((document, query)) = self
-            .review(document, draft.synthetic_query.clone(), draft)
-            .await?
-        else {
-            return Ok(0.0);
+        let (document, query) = match self.review(document, synthetic.to_string(), work).await? {
+            Ok(passed) => passed,
+            Err(refused) => return Ok((refused, 0.0)),
         };
-        draft.synthetic_query = query.get().clone();
-        draft.trace.synthetic_document = document.get().text();
+        work.trace.synthetic_document = document.get().text();
         // The template, not a model's rephrasing: a model drops "about" and the noise notice.
-        draft.status = Some(AnswerStatus::Answered);
-        draft.answer = dp_cohort_answer(document.get(), cost.epsilon);
-        Ok(0.0)
+        let answer = dp_cohort_answer(document.get(), cost.epsilon);
+        Ok((Reply::answered(answer).asking(query.get().clone()), 0.0))
     }
 
     /// DP-RAG: the patients with a document above the similarity threshold are the voters
     /// (see [`crate::dp`]); by default each answers in full and the exponential mechanism over a
     /// public keyword universe draws the answer ([`crate::dp::keywords`], pure ε-DP), or, with
-    /// `--dp-text tokens`, they vote on every token. Returns the ε to give back (token votes
-    /// refused on the noisy voter count used only the count's share).
+    /// `--dp-text tokens`, they vote on every token. Returns the reply and the ε to give back
+    /// (token votes refused on the noisy voter count used only the count's share).
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn dp_text(
         &self,
@@ -437,8 +422,8 @@ impl AnswerEngine {
         cost: PrivacyCost,
         noise: &mut Noise,
         audit: &mut serde_json::Value,
-        draft: &mut Draft,
-    ) -> Result<f64, AnswerError> {
+        work: &mut Work,
+    ) -> Result<(Reply, f64), AnswerError> {
         let settings = &self.config.dp;
         let Backend::Model(model) = &self.backend else {
             return Err(AnswerError::Config("DP text answers need a model".into()));
@@ -453,7 +438,7 @@ impl AnswerEngine {
             settings,
         )
         .await?;
-        draft.timings.search_ms += search_started.elapsed().as_millis() as u64;
+        work.timings.search_ms += search_started.elapsed().as_millis() as u64;
         audit["voters"] = serde_json::json!(voters.len());
         audit["mechanism"] = serde_json::json!(settings.dp_text.as_str());
         let plan = TextPlan::new(cost, settings.dp_max_tokens);
@@ -461,16 +446,18 @@ impl AnswerEngine {
         if settings.dp_text == DpText::Tokens {
             let noisy = voters.len() as f64 + noise.gaussian(plan.count_sigma);
             if noisy < settings.dp_min_voters as f64 {
-                draft.settle(policy::DP_TOO_FEW);
                 let used = crate::dp::epsilon_of(crate::dp::COUNT_SHARE * cost.rho(), cost.delta);
-                return Ok((cost.epsilon - used).max(0.0));
+                return Ok((
+                    Reply::from(policy::DP_TOO_FEW),
+                    (cost.epsilon - used).max(0.0),
+                ));
             }
             noisy_voters = Some(noisy.round().max(0.0));
         }
         // More voters than the model can afford: a random subset (drawn from the answer's
         // noise, independent of who the voters are).
         subsample(&mut voters, settings.dp_max_voters, noise);
-        draft.patients.extend(voters.iter().map(|v| v.patient_key));
+        work.patients.extend(voters.iter().map(|v| v.patient_key));
         let contexts = voter_contexts(&voters, &query.question);
         // One forward pass per voter for the prompts, and one per voter for each token: a DP
         // text answer is charged as that many model calls against the worker's limit.
@@ -478,8 +465,7 @@ impl AnswerEngine {
             .take_llm_calls(voters.len() * (1 + settings.dp_max_tokens))
             .await
         {
-            self.busy(draft);
-            return Ok(0.0);
+            return Ok((Reply::busy(), 0.0));
         }
         let answer_started = Instant::now();
         let mut request = VoteRequest {
@@ -503,23 +489,24 @@ impl AnswerEngine {
                 model.vote(request).await
             }
         };
-        draft.timings.answer_ms += answer_started.elapsed().as_millis() as u64;
+        work.timings.answer_ms += answer_started.elapsed().as_millis() as u64;
         let outputs = match output {
             Ok(outputs) => outputs,
             Err(e) => {
                 // The budget stays spent: this refusal is what the same query id gets back
                 // from the ledger; asking again takes a new query id, and pays again.
                 tracing::warn!(error = %e, "DP generation failed");
-                draft.status = Some(AnswerStatus::Refused);
-                draft.answer =
-                    "The private answer could not be generated; please ask again.".into();
-                draft.findings.reason = Some("dp_model_error".into());
-                return Ok(0.0);
+                let mut refused = Reply::new(
+                    AnswerStatus::Refused,
+                    "The private answer could not be generated; please ask again.",
+                );
+                refused.reason = Some("dp_model_error".into());
+                return Ok((refused, 0.0));
             }
         };
         let passes: u32 = outputs.iter().map(|o| o.passes).sum();
         audit["passes"] = serde_json::json!(passes);
-        draft.llm_calls += passes;
+        work.llm_calls += passes;
         let lead = answer_lead(&query.question);
         let epsilon = format_epsilon(cost.epsilon);
         let answer = match noisy_voters {
@@ -548,17 +535,11 @@ impl AnswerEngine {
                 })
             }
         };
-        match answer {
-            Some(answer) => {
-                draft.status = Some(AnswerStatus::Answered);
-                draft.answer = answer;
-            }
-            None => {
-                draft.status = Some(AnswerStatus::NotFound);
-                draft.answer = DP_NO_AGREEMENT.into();
-            }
-        }
-        Ok(0.0)
+        let reply = match answer {
+            Some(answer) => Reply::answered(answer),
+            None => Reply::not_found(DP_NO_AGREEMENT),
+        };
+        Ok((reply, 0.0))
     }
 }
 
