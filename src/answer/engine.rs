@@ -211,16 +211,41 @@ pub async fn find_documents_resolved(
         if let Some(known) = &plan.known {
             concept.retain(|t| known.contains(t));
         }
-        let documents = search::by_day(
-            pool,
-            &patients,
-            &concept,
-            recency == super::question::Recency::Latest,
-            k,
-        )
-        .await?;
+        let latest = recency == super::question::Recency::Latest;
+        let documents = search::by_day(pool, &patients, &concept, latest, k).await?;
         if !documents.is_empty() {
             return Ok(found(documents));
+        }
+        // "Kidney function - what was his latest eGFR?": no fact holds every phrase's words.
+        // When exactly one of its phrases names facts, those are the reading asked about (a
+        // context phrase names none); two or more that do leave the question to the ranked
+        // search.
+        let phrases: Vec<Vec<String>> = analysis
+            .phrases
+            .iter()
+            .map(|phrase| {
+                phrase
+                    .iter()
+                    .filter(|t| {
+                        super::question::is_concept(t)
+                            && plan.known.as_ref().is_none_or(|known| known.contains(*t))
+                    })
+                    .cloned()
+                    .collect::<Vec<String>>()
+            })
+            .filter(|phrase| !phrase.is_empty() && *phrase != concept)
+            .collect();
+        if phrases.len() > 1 {
+            let mut answering = Vec::new();
+            for phrase in &phrases {
+                let documents = search::by_day(pool, &patients, phrase, latest, k).await?;
+                if !documents.is_empty() {
+                    answering.push(documents);
+                }
+            }
+            if answering.len() == 1 {
+                return Ok(found(answering.remove(0)));
+            }
         }
     }
     let filter = RetrievalFilter {
@@ -270,7 +295,19 @@ pub async fn find_documents_resolved(
             if !concept.is_empty() {
                 let mut seen: BTreeSet<i64> = documents.iter().map(|d| d.document_id).collect();
                 let whole = search::by_day(pool, &patients, &concept, true, k).await?;
+                // "Did he need dialysis during his covid admission?": no fact names the item
+                // and its occasion together; the days of each item asked answer a yes.
+                let items =
+                    if whole.is_empty() && analysis.form == super::question::AnswerForm::YesNo {
+                        super::question::named_concepts(&analysis.yes_support(), known)
+                    } else {
+                        Vec::new()
+                    };
                 documents.extend(whole.into_iter().filter(|d| seen.insert(d.document_id)));
+                for item in items.iter().filter(|item| **item != concept) {
+                    let days = search::by_day(pool, &patients, item, true, k).await?;
+                    documents.extend(days.into_iter().filter(|d| seen.insert(d.document_id)));
+                }
             }
         }
     }
@@ -995,7 +1032,15 @@ impl AnswerEngine {
         // answer: no model call then (a model shown unrelated facts answers from them, "eye
         // color" from the gender line). In incremental mode such a page is passed over for the
         // next, so a question costs the calls of the page that answers it.
-        let mut by_rules = select_by_rules(&candidates, analysis, self.config.max_facts);
+        // A yes/no question is answered by facts of what it asks, not of its reason or
+        // occasion ("dialysis during his covid admission": the dialysis).
+        let yes_no = analysis.form == super::question::AnswerForm::YesNo;
+        let selecting = if yes_no {
+            std::borrow::Cow::Owned(analysis.yes_support())
+        } else {
+            std::borrow::Cow::Borrowed(analysis)
+        };
+        let mut by_rules = select_by_rules(&candidates, &selecting, self.config.max_facts);
         // "Has he had his second MMR?" with one dose on record: the doses there are, and how
         // many ("No. Only 1 on record."), not a refusal.
         let mut fewer: Option<usize> = None;

@@ -234,7 +234,17 @@ fn record_words(question: &str) -> (String, BTreeSet<String>) {
 /// answers.
 fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Class>) {
     let mut classes: Vec<Class> = Vec::new();
-    let mut out = american_spelling(question);
+    // A phrase's rewriting is final: it stands in the text as one placeholder character (of a
+    // private-use plane, removed from the question first) until every phrase has been read, so
+    // that a shorter phrase never rewrites the words a longer one brought ("strep throat" is
+    // "streptococcal sore throat", not a sore throat read again).
+    const PLACEHOLDER: u32 = 0xF0000;
+    let is_placeholder = |c: char| (PLACEHOLDER..PLACEHOLDER + 0x10000).contains(&(c as u32));
+    let mut rewritings: Vec<String> = Vec::new();
+    let mut out: String = american_spelling(question)
+        .chars()
+        .filter(|c| !is_placeholder(*c))
+        .collect();
     for (pattern, to) in EVERYDAY_NAMES.iter() {
         if pattern.is_match(&out) {
             out = pattern.replace_all(&out, *to).into_owned();
@@ -251,8 +261,11 @@ fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Cl
                         if written_as_a_name(&text, phrase.start(), phrase.as_str()) {
                             c[0].to_string()
                         } else {
-                            let mut rewritten = String::new();
-                            c.expand(to, &mut rewritten);
+                            let words = to.trim_start_matches("${1}").trim_end_matches("${3}");
+                            let placeholder = char::from_u32(PLACEHOLDER + rewritings.len() as u32)
+                                .expect("a private-use character");
+                            rewritings.push(words.to_string());
+                            let rewritten = format!("{}{placeholder}{}", &c[1], &c[3]);
                             if to.contains(", ") {
                                 classes.push(Class {
                                     written: phrase.as_str().to_lowercase(),
@@ -276,6 +289,13 @@ fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Cl
             }
         }
     }
+    let out: String = out
+        .chars()
+        .map(|c| match is_placeholder(c) {
+            true => rewritings[(c as u32 - PLACEHOLDER) as usize].clone(),
+            false => c.to_string(),
+        })
+        .collect();
     let out = out.replace("body body temperature", "body temperature");
     let asked: BTreeSet<String> = crate::text::words(question).into_iter().collect();
     let introduced = crate::text::words(&out)
@@ -527,8 +547,8 @@ static ASKS_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Whether the text before a phrase ends in words that give a reason or the occasion: "for
-/// (the/her/his)", "because of", "due to", "during", "when (she) had" ("was she admitted when
-/// she had covid?" asks about an admission, not about covid).
+/// (the/her/his)", "because of", "due to", "during", "since", "after", "following", "when (she)
+/// had" ("was she admitted when she had covid?" asks about an admission, not about covid).
 fn gives_reason(before: &str, asked: Asked) -> bool {
     let words = crate::text::words(before);
     let mut last = words.iter().rev().skip_while(|w| {
@@ -545,11 +565,30 @@ fn gives_reason(before: &str, asked: Asked) -> bool {
     let had = |w: Option<&str>| matches!(w, Some("had" | "got" | "caught" | "developed"));
     let when = |w: Option<&str>| matches!(w, Some("when" | "while" | "whilst"));
     let person = |w: Option<&str>| matches!(w, Some("she" | "he" | "they" | "patient"));
+    // "Positive for influenza A", "tested for covid", "screened for HIV": what was tested is
+    // the item, not a reason.
+    let tested = matches!(
+        second,
+        Some(
+            "positive"
+                | "negative"
+                | "test"
+                | "tested"
+                | "testing"
+                | "screen"
+                | "screened"
+                | "screening"
+                | "checked"
+                | "swabbed"
+        )
+    );
     let reason = matches!(
         (first, second),
         (Some("for"), _) | (Some("of"), Some("because")) | (Some("to"), Some("due"))
-    );
-    let occasion = matches!(first, Some("during"))
+    ) && !(first == Some("for") && tested);
+    // "Still on clopidogrel since the stroke?", "a clot after the surgery?": the occasion
+    // dates what is asked.
+    let occasion = matches!(first, Some("during" | "since" | "after" | "following"))
         || (had(first) && (when(second) || (person(second) && when(third))));
     match asked {
         Asked::Reason => reason,
@@ -562,7 +601,7 @@ fn gives_reason(before: &str, asked: Asked) -> bool {
 enum Asked {
     /// "for", "because of", "due to".
     Reason,
-    /// "during", "when (she) had".
+    /// "during", "since", "after", "following", "when (she) had".
     Occasion,
 }
 
@@ -572,6 +611,23 @@ enum Asked {
 const ENCOUNTER_TERMS: &[&str] = &["inpatient", "emergency", "encounter", "admission"];
 
 impl QuestionAnalysis {
+    /// What a fact must name to stand for a "yes": [`QuestionAnalysis::yes_items`] without its
+    /// occasions ("a clot during the covid admission": the admission alone is no clot), unless
+    /// nothing else is asked.
+    pub fn yes_support(&self) -> QuestionAnalysis {
+        let mut items = self.yes_items();
+        let kept: Vec<Vec<String>> = items
+            .phrases
+            .iter()
+            .filter(|p| !self.occasions.contains(p))
+            .cloned()
+            .collect();
+        if kept.iter().flatten().any(|t| is_concept(t)) {
+            items.phrases = kept;
+        }
+        items
+    }
+
     /// What a "yes" must stand on ([`QuestionAnalysis::yes_items`]): the question with only
     /// the phrases it asks about, its reasons left out ("was he on metformin for the
     /// diabetes?" asks about metformin). The question itself when every phrase is a reason.
@@ -858,6 +914,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let (form, now) = answer_form(question);
     // What it asks of a record as a whole, read from the words as written.
     let (asks_age, asks_death) = (self::asks_age(question), self::asks_death(question));
+    let dated_by_death = self::dated_by_death(question);
     let (trend, extreme) = (
         crate::answer::trend::asked(question),
         self::extreme(question),
@@ -1128,7 +1185,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 .any(|c| c.members.iter().flatten().any(|m| m == t))
         })
         .collect();
-    QuestionAnalysis {
+    let mut analysis = QuestionAnalysis {
         name_candidates: candidates.into_iter().collect(),
         name_like: name_like.into_iter().collect(),
         capitalized: capitalized.into_iter().collect(),
@@ -1154,6 +1211,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         } else {
             let mut months = crate::text::dates::months(&question);
             months.extend(crate::text::dates::periods(&question));
+            months.extend(crate::text::dates::bare_years(&question));
             months.extend(
                 crate::text::dates::days(&question)
                     .into_iter()
@@ -1213,7 +1271,35 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 .iter()
                 .any(|w| SERIES.contains(&w.as_str()))
         },
+    };
+    if dated_by_death {
+        // The death dates the question; its words would make the search look for the record
+        // of the death beside what is asked.
+        let of_death = |t: &String| DEATH.is_match(t);
+        analysis.terms.retain(|t| !of_death(t));
+        for phrase in &mut analysis.runs {
+            phrase.retain(|t| !of_death(t));
+        }
+        analysis.runs.retain(|run| !run.is_empty());
+        // Phrases are counted by `asides`: the indices of those kept are renumbered.
+        let mut kept = Vec::new();
+        let mut asides = Vec::new();
+        for (i, mut phrase) in std::mem::take(&mut analysis.phrases)
+            .into_iter()
+            .enumerate()
+        {
+            phrase.retain(|t| !of_death(t));
+            if !phrase.is_empty() {
+                if analysis.asides.contains(&i) {
+                    asides.push(kept.len());
+                }
+                kept.push(phrase);
+            }
+        }
+        analysis.phrases = kept;
+        analysis.asides = asides;
     }
+    analysis
 }
 
 /// The byte ranges of the clauses that do not ask, when another clause does: "Patient is due
@@ -1314,25 +1400,37 @@ pub fn asks_age(question: &str) -> bool {
     HOW_OLD.is_match(question) || (AGE_WORD.is_match(question) && !AGE_AT_EVENT.is_match(question))
 }
 
+/// A word of death: "die", "died", "death", "passed away", "deceased".
+static DEATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:die|died|death|pass\s+away|passed\s+away|deceased)\b")
+        .expect("valid death regex")
+});
+/// "Her last flu jab before she died", "was X still on her list when she died": the death
+/// dates another question.
+static DEATH_AS_A_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b",
+    )
+    .expect("valid regex")
+});
+/// "What did she die of", "cause of death": the death itself asked about.
+static ABOUT_DEATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bcause\b|\bwhy\b|\bof\s+what\b|\bwhat\s+(?:did|killed)\b|\bhow\s+did\s+(?:she|he|they)\s+die\b")
+        .expect("valid regex")
+});
+
 /// Whether a care-team question asks about the patient's death: when, or of what.
 pub fn asks_death(question: &str) -> bool {
-    static DEATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\b(?:die|died|death|pass\s+away|passed\s+away|deceased)\b")
-            .expect("valid death regex")
-    });
-    // "Her last flu jab before she died", "was X still on her list when she died": the death
-    // dates another question; "what did she die of" still asks about it.
-    static AS_A_TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b",
-        )
-        .expect("valid regex")
-    });
-    static ABOUT_IT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\bcause\b|\bwhy\b|\bof\s+what\b|\bwhat\s+(?:did|killed)\b|\bhow\s+did\s+(?:she|he|they)\s+die\b")
-            .expect("valid regex")
-    });
-    DEATH.is_match(question) && (!AS_A_TIME.is_match(question) || ABOUT_IT.is_match(question))
+    DEATH.is_match(question)
+        && (!DEATH_AS_A_TIME.is_match(question) || ABOUT_DEATH.is_match(question))
+}
+
+/// Whether the patient's death only dates what the question asks ("her last HbA1c before she
+/// died"): its words then name no concept to look for.
+fn dated_by_death(question: &str) -> bool {
+    DEATH.is_match(question)
+        && DEATH_AS_A_TIME.is_match(question)
+        && !ABOUT_DEATH.is_match(question)
 }
 
 /// Every day the question names (any spelling the crate's date grammar reads).
@@ -1798,6 +1896,43 @@ pub fn not_on_record(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> O
     })
 }
 
+/// The words of the question's phrases that name a concept in words no record uses (a class's
+/// members aside: a class is any of them): what a search in the records' words could not look
+/// for.
+pub fn unread_words(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in analysis.phrases.iter().flatten() {
+        if is_concept(t) && !known.contains(t) && !analysis.is_class_member(t) {
+            let written = analysis.as_written(std::iter::once(t));
+            if !out.contains(&written) {
+                out.push(written);
+            }
+        }
+    }
+    out
+}
+
+/// The reply when no fact names the concept in the words the records use, but the question
+/// also used words they never do (`unread`): not a finding of absence.
+pub fn not_read(
+    analysis: &QuestionAnalysis,
+    known: &BTreeSet<String>,
+    unread: &[String],
+) -> String {
+    let phrases = concept_names(analysis, known);
+    format!(
+        "The question could not be read whole: it says {}, which the records do not write. No \
+         entry of the record was found that names {} in the words that could be read; this is \
+         not a finding of absence; ask with the record's words, or for the list.",
+        unread
+            .iter()
+            .map(|w| format!("\u{201c}{w}\u{201d}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        phrases.join(" or "),
+    )
+}
+
 /// The reply when a concept the question names is on the patient's record, but no fact of it
 /// answers the question as asked: never "nothing on record", which would be false.
 pub fn on_record_but_unanswered(analysis: &QuestionAnalysis, known: &BTreeSet<String>) -> String {
@@ -2002,13 +2137,22 @@ mod tests {
         assert!(rewritten("taking for his blood pressure")
             .starts_with("taking lisinopril, hydrochlorothiazide"));
         assert_eq!(rewritten("tree nuts as well?"), "tree nuts?");
-        // A class never holds its own phrase (it would be rewritten again).
-        for (pattern, to) in LEXICON.iter() {
-            if to.contains(", ") {
-                let members = to.trim_start_matches("${1}").trim_end_matches("${3}");
-                assert!(!pattern.is_match(&format!(" {members} ")), "{to}");
-            }
-        }
+        // A rewriting is final: no shorter phrase reads the words a longer one brought, and
+        // a class may hold its own phrase.
+        assert_eq!(rewritten("strep throat?"), "streptococcal sore throat?");
+        assert_eq!(rewritten("sore throat?"), "pharyngitis?");
+        assert_eq!(
+            rewritten("any streptococcal sore throat?"),
+            "any streptococcal sore throat?"
+        );
+        assert_eq!(
+            rewritten("first sore throat symptom?"),
+            "first sore throat symptom?"
+        );
+        assert_eq!(
+            rewritten("contraceptive implants?"),
+            "subcutaneous contraceptive?"
+        );
         // A class is any of its members; the members brought in are never name candidates.
         let (text, introduced) = record_words("Is Camila on birth control?");
         assert!(text.contains("camila, trinessa"), "{text}");
@@ -2306,6 +2450,43 @@ mod tests {
             &BTreeSet::new(),
         );
         assert!(covid(&dialysis.yes_items()), "{:?}", dialysis.phrases);
+    }
+
+    #[test]
+    fn an_occasion_or_a_death_that_dates_the_question_is_not_what_is_asked() {
+        let set = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<BTreeSet<_>>();
+        let has = |a: &QuestionAnalysis, t: &str| a.phrases.iter().flatten().any(|w| w == t);
+        // The occasion is set aside from what a yes stands on, whatever is asked.
+        let clot = analyze(
+            "did she have a PE during the covid admission?",
+            &BTreeSet::new(),
+        );
+        assert!(has(&clot, "covid"));
+        assert!(!has(&clot.yes_support(), "covid"));
+        assert!(has(&clot.yes_support(), "embolism"));
+        let since = analyze(
+            "is he still on clopidogrel since the stroke?",
+            &BTreeSet::new(),
+        );
+        assert!(since.occasions.iter().flatten().any(|t| t == "stroke"));
+        assert!(!has(&since.yes_support(), "stroke"));
+        // What a test was positive for is the item, not a reason.
+        let flu = analyze("did she test positive for influenza A?", &BTreeSet::new());
+        assert!(flu.reasons.is_empty(), "{:?}", flu.reasons);
+        assert!(has(&flu.yes_items(), "influenza"));
+        // A death that dates the question names nothing to look for; one asked about stays.
+        let before = analyze("last hba1c on file before she died?", &BTreeSet::new());
+        assert!(
+            !before.terms.iter().any(|t| t == "died"),
+            "{:?}",
+            before.terms
+        );
+        assert!(has(&before, "a1c") && !before.asks_death);
+        assert!(analyze("what did she die of?", &BTreeSet::new()).asks_death);
+        // A qualifying word the records never write leaves the concept unread.
+        let knee = analyze("any clot in the knee?", &BTreeSet::new());
+        assert_eq!(unread_words(&knee, &set(&["knee"])), ["clot"]);
+        assert!(unread_words(&knee, &set(&["knee", "clot"])).is_empty());
     }
 
     #[test]

@@ -166,11 +166,12 @@ fn blood_pressure_as_written(text: &str) -> String {
 }
 
 /// Whether a document holds what a yes/no question asks about: a fact naming one of the
-/// phrases it asks about (its reasons aside, [`QuestionAnalysis::yes_items`]), of the kind it
+/// phrases it asks about (its reasons and occasions aside, [`QuestionAnalysis::yes_support`]),
+/// of the kind it
 /// names ("prescribed": a medication) when it names one. A question that names only a kind ("is
 /// she on any meds?") is answered by any fact of that kind.
 pub fn supports_yes(document: &SyntheticDocument, analysis: &QuestionAnalysis) -> bool {
-    let items = analysis.yes_items();
+    let items = analysis.yes_support();
     let kind = analysis.named_kind();
     let asks_concept = super::question::asks_concept(&items);
     // Nothing the records name and no kind of fact ("has she ever broken anything?" read
@@ -178,8 +179,15 @@ pub fn supports_yes(document: &SyntheticDocument, analysis: &QuestionAnalysis) -
     if !asks_concept && kind.is_none() && super::question::asked_kind_only(&items).is_none() {
         return false;
     }
+    let asks_plan = analysis.terms.iter().any(|t| t == "plan");
     document.lines.iter().any(|line| {
-        kind.is_none_or(|opening| line.contains(opening))
+        // A care plan is named after what it manages ("Diabetes self management plan" of a
+        // prediabetic): it stands for a yes only when a plan is what is asked.
+        let of_the_kind = match kind {
+            Some(opening) => line.contains(opening),
+            None => !line.contains("Care plan is ") || asks_plan,
+        };
+        of_the_kind
             && (!asks_concept
                 || super::question::names_concept(&items, &super::question::line_terms(line)))
     })
@@ -436,6 +444,30 @@ pub fn cohort_not_found(k: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_care_plan_is_no_diagnosis() {
+        let document = |line: &str| SyntheticDocument {
+            lines: vec![line.to_string()],
+            document_ids: Vec::new(),
+        };
+        let plan = document(
+            "The patient, March 1984: Care plan is assess-plan, Diabetes self management plan. \
+             Status is active. Activities are Diabetic diet.",
+        );
+        let asked =
+            |q: &str| super::super::question::analyze(q, &std::collections::BTreeSet::new());
+        assert!(!supports_yes(&plan, &asked("is he diabetic?")));
+        assert!(supports_yes(
+            &plan,
+            &asked("has he got a diabetes self-management care plan?")
+        ));
+        let condition = document(
+            "The patient, March 1984: Condition is Diabetes mellitus type 2. Clinical status is \
+             active.",
+        );
+        assert!(supports_yes(&condition, &asked("is he diabetic?")));
+    }
 
     #[test]
     fn a_blood_pressure_reads_as_systolic_over_diastolic() {

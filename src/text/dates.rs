@@ -312,6 +312,83 @@ pub fn periods(text: &str) -> Vec<NaiveDate> {
     out
 }
 
+/// A year written alone beside the words of a question ("LDL 2017 - value?", "his 2019 flu
+/// shot", "2012 sore throat: what was he given?"): the twelve months of that year. Not a year
+/// that another reading already takes: a period or a bound ("in", "since", "before", "after",
+/// "from", "until", "between"), a range or a list ("2010-2019", "2010 to 2019", "2010 or
+/// later"), a decade ("1990s"), a date ("March 2017", "2017-03-04"); nor a number with a unit
+/// ("2017 grams") or after another number.
+pub fn bare_years(text: &str) -> Vec<NaiveDate> {
+    static YEAR: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?:([a-z0-9]+)[\s,(]+|^|[\s(])((?:19|20)\d{2})\b([^\n]{0,12})")
+            .expect("valid year regex")
+    });
+    static NOT_ALONE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^(?:'?s\b|\s*[\-–/.:]\s*\d|\s*\+|[\s,]*(?:or|and|to|through|thru|till|until|onwards?|on)\b)")
+            .expect("valid regex")
+    });
+    const BOUNDS: &[&str] = &[
+        "in",
+        "during",
+        "throughout",
+        "early",
+        "mid",
+        "late",
+        "since",
+        "before",
+        "after",
+        "from",
+        "until",
+        "till",
+        "to",
+        "through",
+        "thru",
+        "between",
+        "and",
+        "or",
+        "by",
+        "of",
+        "prior",
+        "born",
+    ];
+    const UNITS: &[&str] = &[
+        "g", "gram", "grams", "kg", "mg", "ml", "l", "mmol", "lb", "lbs", "cm", "mm", "units",
+        "iu", "patients", "pts", "people", "times",
+    ];
+    let mentions = find(text);
+    let mut out = Vec::new();
+    for c in YEAR.captures_iter(text) {
+        let year = c.get(2).expect("the year group");
+        if mentions
+            .iter()
+            .any(|m| year.start() >= m.start && year.end() <= m.end)
+        {
+            continue;
+        }
+        let before = c.get(1).map(|m| m.as_str().to_ascii_lowercase());
+        if before.as_deref().is_some_and(|w| {
+            BOUNDS.contains(&w) || w.chars().all(|c| c.is_ascii_digit()) || is_month_name(w)
+        }) {
+            continue;
+        }
+        let after = c.get(3).map_or("", |m| m.as_str());
+        let next: String = after
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if NOT_ALONE.is_match(after) || UNITS.contains(&next.as_str()) {
+            continue;
+        }
+        let year: i32 = year.as_str().parse().unwrap_or(0);
+        out.extend((1..=12).filter_map(|m| ymd(year, m, 1)));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// `text` with every mention replaced by `with(mention)`.
 pub fn replace(text: &str, with: impl Fn(&DateMention) -> String) -> String {
     let mut out = String::with_capacity(text.len());
@@ -378,6 +455,42 @@ mod tests {
         assert!(periods("in 2017-03").is_empty());
         assert!(periods("in March 2017").is_empty());
         assert!(periods("weighed 2017 grams").is_empty());
+    }
+
+    #[test]
+    fn a_year_alone_is_read_where_nothing_else_reads_it() {
+        let years = |t: &str| {
+            let mut y: Vec<i32> = bare_years(t).iter().map(|d| d.year()).collect();
+            y.dedup();
+            y
+        };
+        assert_eq!(years("pierre ldl 2017 - value?"), [2017]);
+        assert_eq!(years("his 2019 flu shot?"), [2019]);
+        assert_eq!(
+            years("2012 sore throat - what was he given for it?"),
+            [2012]
+        );
+        assert_eq!(years("bp (2016)?"), [2016]);
+        assert_eq!(bare_years("ldl 2017").len(), 12);
+        for other in [
+            "weight in 2019",
+            "since 2015",
+            "before 1970",
+            "2010 or later",
+            "2018 on",
+            "2010-2019",
+            "2010 to 2019",
+            "from 2010 through 2019",
+            "born in the 1990s",
+            "on 2017-03-04",
+            "in March 2017",
+            "March 2017",
+            "weighed 2017 grams",
+            "between 2010 and 2019",
+            "about 1999 patients",
+        ] {
+            assert!(bare_years(other).is_empty(), "{other}");
+        }
     }
 
     fn d(y: i32, m: u32, day: u32) -> NaiveDate {

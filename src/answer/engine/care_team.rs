@@ -147,8 +147,20 @@ impl AnswerEngine {
         if let (crate::answer::question::AnswerForm::Count, [patient]) =
             (analysis.form, resolution.patients.as_slice())
         {
-            if let Some(concept) = crate::answer::question::named_concepts(&analysis, known).first()
-            {
+            // The facts that name every concept asked ("how many contraceptive implants put
+            // in": insertions of one), or when none does, the first concept ("how many
+            // dialysis sessions in the ICU": the sessions). Never for a class or alternatives:
+            // each member would count something else, and a number said of one would be false.
+            let concepts = crate::answer::question::named_concepts(&analysis.yes_support(), known);
+            let mut tried: Vec<Vec<String>> = Vec::new();
+            if concepts.len() > 1 {
+                tried.push(concepts.iter().flatten().cloned().collect());
+            }
+            tried.extend(concepts.into_iter().take(1));
+            if !analysis.classes.is_empty() || analysis.alternatives {
+                tried.clear();
+            }
+            'concepts: for concept in &tried {
                 // "How many ear infections": the episodes (conditions), not also the visits and
                 // prescriptions that give one as their reason; "how many dialysis sessions":
                 // the procedures. The first kind of fact that names the concept is counted.
@@ -174,7 +186,7 @@ impl AnswerEngine {
                             .await?;
                     if n > 0 {
                         events = Some(n);
-                        break;
+                        break 'concepts;
                     }
                 }
             }
@@ -205,10 +217,10 @@ impl AnswerEngine {
         // For one named patient of the requester's own, "not found" says what is missing, but
         // only after the whole record was searched for it: a concept on record that the
         // retrieved documents did not answer is "could not answer", never "nothing on record".
-        // A yes/no question asks about its items, not the reason it gives ("was he on metformin
-        // for the diabetes?": whether metformin is on record).
+        // A yes/no question asks about its items, not the reason or the occasion it gives ("was
+        // he on metformin for the diabetes?": whether metformin is on record).
         let asked = if analysis.form == crate::answer::question::AnswerForm::YesNo {
-            analysis.yes_items()
+            analysis.yes_support()
         } else {
             analysis.clone()
         };
@@ -250,10 +262,15 @@ impl AnswerEngine {
                         }
                     }
                 }
+                // A word of the concept the records never use ("clot" of "a clot on the
+                // lung") leaves it unread: the search looked for less than was asked.
+                let unread = crate::answer::question::unread_words(&asked, known);
                 Some(if on_record {
                     crate::answer::question::on_record_but_unanswered(&asked, known)
                 } else if !partly.is_empty() {
                     crate::answer::question::on_record_in_part(&asked, known, &partly)
+                } else if !unread.is_empty() {
+                    crate::answer::question::not_read(&asked, known, &unread)
                 } else if analysis.form == crate::answer::question::AnswerForm::YesNo {
                     format!("No. {absent}")
                 } else {
