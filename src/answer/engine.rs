@@ -217,23 +217,16 @@ pub async fn find_documents_resolved(
             return Ok(found(documents));
         }
         // "Kidney function - what was his latest eGFR?": no fact holds every phrase's words.
-        // When exactly one of its phrases names facts, those are the reading asked about (a
-        // context phrase names none); two or more that do leave the question to the ranked
-        // search.
-        let phrases: Vec<Vec<String>> = analysis
-            .phrases
-            .iter()
-            .map(|phrase| {
-                phrase
-                    .iter()
-                    .filter(|t| {
-                        super::question::is_concept(t)
-                            && plan.known.as_ref().is_none_or(|known| known.contains(*t))
-                    })
-                    .cloned()
-                    .collect::<Vec<String>>()
-            })
-            .filter(|phrase| !phrase.is_empty() && *phrase != concept)
+        // When the records' words are known and exactly one of its phrases names facts,
+        // those are the reading asked about (a context phrase names none); two or more that
+        // do leave the question to the ranked search.
+        let phrases: Vec<Vec<String>> = plan
+            .known
+            .as_ref()
+            .map(|known| super::question::named_concepts(&analysis, known))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|phrase| *phrase != concept)
             .collect();
         if phrases.len() > 1 {
             let mut answering = Vec::new();
