@@ -61,17 +61,23 @@ static LIVING: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)\b(?:still\s+alive|living|alive|not\s+deceased)\b"));
 static DECEASED: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)\b(?:deceased|dead|passed\s+away|(?:have|has)\s+died)\b"));
-/// "died in 2010 or later", "deaths in 2020 or 2021", "died since 2015", "died before 2000".
+/// "died in 2010 or later", "deaths in 2020 or 2021", "died since 2015", "died before 2000",
+/// "deaths from 2010 through 2019".
 static DIED_IN: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\b(?:died|deaths?|passed\s+away)\s+(in|during|since|after|before|from)\s+((?:19|20)\d{2})(?:\s+(or\s+later|or\s+after|and\s+later|or\s+earlier|or\s+before|(?:or|and|to|-)\s+((?:19|20)\d{2})))?",
+        r"(?i)\b(?:died|deaths?|passed\s+away)\s+(in|during|since|after|before|from|between)\s+((?:19|20)\d{2})(?:\s+(or\s+later|or\s+after|and\s+later|or\s+earlier|or\s+before)|(?:\s*[-–]\s*|\s+(?:or|and|to|through|thru|until|till)\s+)((?:19|20)\d{2}))?",
     )
 });
+/// "born in the 1990s", "deaths in the 2010s": a decade, as its first and last years.
+static DECADE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"(?i)\b(born|died|deaths?|passed\s+away)\s+(?:in|during)\s+the\s+((?:19|20)\d)0['’]?s\b")
+});
 static DIED: LazyLock<Regex> = LazyLock::new(|| regex(r"(?i)\b(?:died|deaths?)\b"));
-/// "born in 2010 or later", "born after 2000", "born before 1950", "born between 1950 and 1960".
+/// "born in 2010 or later", "born after 2000", "born before 1950", "born between 1950 and 1960",
+/// "born 1990-1999".
 static BORN: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\bborn\s+(in|during|since|after|before|from|between)\s+((?:19|20)\d{2})(?:\s+(or\s+later|or\s+after|and\s+later|or\s+earlier|or\s+before|(?:or|and|to|-)\s+((?:19|20)\d{2})))?",
+        r"(?i)\bborn\s+(?:(in|during|since|after|before|from|between)\s+)?((?:19|20)\d{2})(?:\s+(or\s+later|or\s+after|and\s+later|or\s+earlier|or\s+before)|(?:\s*[-–]\s*|\s+(?:or|and|to|through|thru|until|till)\s+)((?:19|20)\d{2}))?",
     )
 });
 static FEMALE: LazyLock<Regex> =
@@ -82,16 +88,16 @@ static SEX_BREAKDOWN: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:sex|gender)\s+(?:breakdown|split|distribution|mix|ratio)|\bby\s+(?:sex|gender)\b|\b(?:breakdown|split|distribution)\s+(?:by|of)\s+(?:sex|gender)\b",
     )
 });
-/// "65 or older", "aged 40 and over", "65+", "over 65", "older than 80".
+/// "65 or older", "aged 40 and over", "65+", "over 65", "older than 80", "over-65s".
 static AT_LEAST: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\b(?:aged?\s+)?(\d{1,3})\s*(?:years?(?:\s+old)?\s+)?(?:or|and)\s+(?:older|over|above|up)\b|\b(?:aged?\s+)?(\d{1,3})\s*\+|\b(?:aged?\s+)?(?:over|older\s+than|above)\s+(?:the\s+age\s+of\s+)?(\d{1,3})\b",
+        r"(?i)\b(?:aged?\s+)?(\d{1,3})\s*(?:years?(?:\s+old)?\s+)?(?:or|and)\s+(?:older|over|above|up)\b|\b(?:aged?\s+)?(\d{1,3})\s*\+|\b(?:aged?\s+)?(?:over|older\s+than|above)[\s-]+(?:the\s+age\s+of\s+)?(\d{1,3})(?:['’]?s)?\b",
     )
 });
-/// "under 18", "younger than 30", "below 40".
+/// "under 18", "younger than 30", "below 40", "under-18s".
 static UNDER: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)\b(?:aged?\s+)?(?:under|younger\s+than|below|less\s+than)\s+(?:the\s+age\s+of\s+)?(\d{1,3})\b(?:\s+years?(?:\s+old)?)?",
+        r"(?i)\b(?:aged?\s+)?(?:under|younger\s+than|below|less\s+than)[\s-]+(?:the\s+age\s+of\s+)?(\d{1,3})(?:['’]?s)?\b(?:\s+years?(?:\s+old)?)?",
     )
 });
 /// "aged 40 to 64", "between 18 and 30 years".
@@ -138,6 +144,13 @@ fn reads_as_age(text: &str, start: usize) -> bool {
     )
 }
 
+/// Whether an age phrase says it is one whatever comes before it: "aged 40 and over", "the
+/// over-65s", "under-18s".
+fn names_an_age_group(phrase: &str) -> bool {
+    let phrase = phrase.trim().to_lowercase();
+    phrase.starts_with("age") || phrase.ends_with('s')
+}
+
 fn year_range(
     word: &str,
     year: i32,
@@ -173,7 +186,19 @@ pub fn read(question: &str) -> (Population, String) {
     if let Some(c) = BORN.captures(&text.clone()) {
         let year: i32 = c[2].parse().unwrap_or(0);
         let second = c.get(4).and_then(|m| m.as_str().parse().ok());
-        (p.born_from, p.born_to) = year_range(&c[1], year, c.get(3).map(|m| m.as_str()), second);
+        let word = c.get(1).map_or("in", |m| m.as_str());
+        (p.born_from, p.born_to) = year_range(word, year, c.get(3).map(|m| m.as_str()), second);
+        blank(&mut text, c.get(0).expect("whole match").range());
+    }
+    if let Some(c) = DECADE.captures(&text.clone()) {
+        let first: i32 = c[2].parse::<i32>().unwrap_or(0) * 10;
+        let years = (Some(first), Some(first + 9));
+        if c[1].to_lowercase().starts_with("born") {
+            (p.born_from, p.born_to) = years;
+        } else {
+            (p.died_from, p.died_to) = years;
+            p.vital = Some(Vital::Deceased);
+        }
         blank(&mut text, c.get(0).expect("whole match").range());
     }
     if let Some(c) = DIED_IN.captures(&text.clone()) {
@@ -233,7 +258,7 @@ pub fn read(question: &str) -> (Population, String) {
             .or(c.get(3))
             .and_then(|n| n.as_str().parse::<u32>().ok());
         if let Some(n) = n.filter(|n| *n <= 120) {
-            if reads_as_age(&text, m.start()) || m.as_str().to_lowercase().starts_with("age") {
+            if reads_as_age(&text, m.start()) || names_an_age_group(m.as_str()) {
                 p.min_age = Some(n);
                 blank(&mut text, m.range());
             }
@@ -242,9 +267,7 @@ pub fn read(question: &str) -> (Population, String) {
     if let Some(c) = UNDER.captures(&text.clone()) {
         let m = c.get(0).expect("whole match");
         if let Ok(n) = c[1].parse::<u32>() {
-            if n <= 120
-                && (reads_as_age(&text, m.start()) || m.as_str().to_lowercase().starts_with("age"))
-            {
+            if n <= 120 && (reads_as_age(&text, m.start()) || names_an_age_group(m.as_str())) {
                 p.max_age = Some(n);
                 blank(&mut text, m.range());
             }
@@ -437,6 +460,11 @@ mod tests {
         assert_eq!((p.min_age, p.sex), (Some(18), Some("male")));
         let p = population("How many patients aged 40 to 64 have asthma?");
         assert_eq!((p.min_age, p.max_age), (Some(40), Some(65)));
+        let (p, rest) = read("living under-18s who've had an ear infection - count?");
+        assert_eq!((p.vital, p.max_age), (Some(Vital::Living), Some(18)));
+        assert!(!rest.contains("18"), "{rest}");
+        let p = population("flu jabs among the over-65s?");
+        assert_eq!(p.min_age, Some(65));
     }
 
     #[test]
@@ -462,6 +490,17 @@ mod tests {
         assert_eq!(p.vital, Some(Vital::Deceased));
         let p = population("How many patients in the archive are deceased?");
         assert_eq!(p.vital, Some(Vital::Deceased));
+        let p = population("deaths from 2010 through 2019 - how many patients?");
+        assert_eq!((p.died_from, p.died_to), (Some(2010), Some(2019)));
+        let p = population("how many died between 2015 and 2020?");
+        assert_eq!((p.died_from, p.died_to), (Some(2015), Some(2020)));
+        let p = population("# of patients born in the 1990s?");
+        assert_eq!((p.born_from, p.born_to), (Some(1990), Some(1999)));
+        assert_eq!(p.vital, None);
+        let p = population("patients born 1990-1999 with asthma?");
+        assert_eq!((p.born_from, p.born_to), (Some(1990), Some(1999)));
+        let p = population("deaths in the 2010s?");
+        assert_eq!((p.died_from, p.died_to), (Some(2010), Some(2019)));
     }
 
     #[test]

@@ -780,6 +780,16 @@ pub enum AnswerForm {
     Count,
 }
 
+/// "… - n?", "… - count pls", "… - total?", "n=?", "Count the patients with …": a count asked
+/// in a note's own shorthand, as a clause of its own (never "platelet count?"). It asks how
+/// many; it names nothing.
+static COUNT_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:n|count|total|tally)\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
+    )
+    .expect("valid regex")
+});
+
 /// The shape of answer `question` asks for, and whether it asks about now: read from the
 /// question's first clause that asks ("Pharmacy here - is she on…" asks yes or no).
 fn answer_form(question: &str) -> (AnswerForm, bool) {
@@ -807,6 +817,7 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
         || lower.contains("number of")
         || lower.contains("how often")
         || NUMBER_SIGN.is_match(&lower)
+        || COUNT_CLAUSE.is_match(&lower)
     {
         return (AnswerForm::Count, now);
     }
@@ -930,6 +941,16 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         Regex::new(r"(?i)\btotal\s+(#|number|count)(\s*of\b)").expect("valid regex")
     });
     let question = TOTAL_COUNT.replace_all(&question, "$1$2").into_owned();
+    let question = COUNT_CLAUSE.replace_all(&question, " ").into_owned();
+    // "osteoarthritis of any joint", "(any type)": a qualifier that widens, never a concept a
+    // fact must also name.
+    static ANY_KIND: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:(?:of|in|at|on)\s+)?any\s+(?:joint|site|kind|type|sort|form|location|body\s+part|part|cause|reason|severity|stage)s?\b",
+        )
+        .expect("valid regex")
+    });
+    let question = ANY_KIND.replace_all(&question, " ").into_owned();
     let mentions = crate::text::dates::find(&question);
     let in_date = |t: &crate::text::Token| {
         mentions
@@ -1517,6 +1538,14 @@ impl ConditionNames {
             names: by_terms.into_iter().collect(),
             min_patients,
         }
+    }
+
+    /// Whether a name that at least `min_patients` patients hold holds every one of `terms`
+    /// ("coronary heart" of "Coronary Heart Disease", "rhinitis" of "Perennial allergic
+    /// rhinitis"): a condition, whatever kind of fact another concept of the question is asked
+    /// in.
+    pub fn names_condition(&self, terms: &[String]) -> bool {
+        !terms.is_empty() && self.coverage(terms).is_some()
     }
 
     /// How well the best name holding every one of `span`'s terms is covered by them (the
@@ -2273,8 +2302,28 @@ mod tests {
             assert_eq!(analyze(q, &none).form, AnswerForm::Count, "{q}");
         }
         assert_eq!(analyze("MRN #12345 labs?", &none).form, AnswerForm::Facts);
+        // The shorthand of a note: a count as a clause of its own.
+        for q in [
+            "chronic sinusitis pts who've had augmentin at some point - n?",
+            "prediabetics who are also anaemic - count pls",
+            "bronchitis episodes - total?",
+            "asthma kids, n=?",
+            "Count the patients with gout",
+        ] {
+            assert_eq!(analyze(q, &none).form, AnswerForm::Count, "{q}");
+        }
+        for q in [
+            "her platelet count?",
+            "latest white cell count - value?",
+            "total cholesterol?",
+            "Sinusitis pts: treatments?",
+        ] {
+            assert_eq!(analyze(q, &none).form, AnswerForm::Facts, "{q}");
+        }
         let total = analyze("total # of colonoscopies for him?", &none);
         assert_eq!(total.terms, ["colonoscopy"]);
+        let joint = analyze("Patients with osteoarthritis of any joint?", &none);
+        assert_eq!(joint.terms, ["osteoarthriti"]);
         assert!(analyze("his total cholesterol?", &none)
             .terms
             .contains(&"total".to_string()));

@@ -23,6 +23,11 @@ pub(crate) const STOPWORDS: &[&str] = &[
     "arent",
     "dont",
     "cant",
+    // What follows the apostrophe of "who've", "they'll", "they're" (a word of its own once
+    // the apostrophe splits it).
+    "ve",
+    "ll",
+    "re",
     "a",
     "about",
     "above",

@@ -92,6 +92,19 @@ pub async fn cohort_condition(
     Ok(cohort_subject(&analysis, &known).0)
 }
 
+/// The concepts a question names, less those whose terms another holds all of ("throat swabs
+/// (throat culture)", "viral sore throat (pharyngitis)"): they ask nothing the other does not.
+fn distinct_concepts(concepts: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let held = |concept: &Vec<String>, other: &Vec<String>| {
+        other.len() > concept.len() && concept.iter().all(|t| other.contains(t))
+    };
+    concepts
+        .iter()
+        .filter(|concept| !concepts.iter().any(|other| held(concept, other)))
+        .cloned()
+        .collect()
+}
+
 /// A cohort question as the cohort path reads it: the context words the records never use
 /// dropped, and its condition matched against `names` when given.
 pub(super) fn read_cohort(
@@ -196,7 +209,16 @@ impl AnswerEngine {
         let concept_only = condition.is_none()
             && crate::answer::question::asks_concept(analysis)
             && analysis.terms.iter().any(|t| t == "medication");
-        if analysis.form == crate::answer::question::AnswerForm::Count && (timed || concept_only) {
+        // "Prediabetics who are also anaemic - count", "CHD patients with an active clopidogrel
+        // script - how many?": an intersection of concepts, which the condition reading (the
+        // profile of one condition's patients) does not count.
+        let several = distinct_concepts(crate::answer::question::named_concepts(analysis, known))
+            .len()
+            + analysis.classes.len()
+            >= 2;
+        if analysis.form == crate::answer::question::AnswerForm::Count
+            && (timed || concept_only || several)
+        {
             if let Some(reply) = self
                 .concept_count(requester, scope, analysis, population, known)
                 .await?
@@ -288,7 +310,7 @@ impl AnswerEngine {
         known: &BTreeSet<String>,
     ) -> Result<Option<Reply>, AnswerError> {
         let k = self.config.cohort_min_patients.max(1);
-        let concepts = crate::answer::question::named_concepts(analysis, known);
+        let concepts = distinct_concepts(crate::answer::question::named_concepts(analysis, known));
         // A class's members the records of k patients never use are simply not among its
         // alternatives ("terfenadine" for an antihistamine).
         let in_class = |t: &String| analysis.is_class_member(t);
@@ -323,21 +345,64 @@ impl AnswerEngine {
                 .iter()
                 .map(|class| (class.written.clone(), class.members.clone())),
         );
-        // "vaccine", "prescribed", "procedure": the one kind of fact named is where to look
-        // ("a flu vaccine in 2020" is no influenza test of 2020). Not "allergic" nor
-        // "diagnosed": those words are also parts of conditions' names ("allergic rhinitis").
+        // "vaccine", "prescribed", "procedure", "allergic": the one kind of fact named is where
+        // to look ("a flu vaccine in 2020" is no influenza test of 2020; "allergic to both
+        // mould and dust mites" no IgE test). Never for a condition, below ("allergic
+        // rhinitis"). Not "diagnosed": conditions are found by their names.
         let kinds: Vec<&str> = [
             ("immunization", "Immunization"),
             ("medication", "MedicationRequest"),
             ("procedure", "Procedure"),
+            ("allergy", "AllergyIntolerance"),
         ]
         .into_iter()
         .filter(|(term, _)| analysis.terms.iter().any(|t| t == term))
+        // "Allergic rhinitis": "allergic" in a concept's own phrase names it, not a kind.
+        .filter(|(term, _)| {
+            *term != "allergy"
+                || analysis.phrases.iter().any(|phrase| {
+                    phrase.iter().any(|t| t == term)
+                        && !phrase
+                            .iter()
+                            .any(|t| t != term && crate::answer::question::is_concept(t))
+                })
+        })
         .map(|(_, kind)| kind)
         .collect();
         let kinds: &[&str] = if kinds.len() == 1 { &kinds } else { &[] };
+        // Of several concepts, a condition is looked for among conditions, whatever kind the
+        // question names for another ("CHD patients with an active clopidogrel script": the
+        // prescription is clopidogrel's; "prediabetics who are also anaemic": a diagnosis, not
+        // an encounter whose reason was anaemia). A condition is a concept a condition name of
+        // k patients holds whole: which concepts are conditions hangs on no rarer record.
+        let names = if grouped.len() < 2 && kinds.is_empty() {
+            None
+        } else {
+            Some(self.condition_names(scope, k).await?)
+        };
+        let is_condition: Vec<bool> = grouped
+            .iter()
+            .map(|(_, members)| {
+                names
+                    .as_ref()
+                    .is_some_and(|names| members.len() == 1 && names.names_condition(&members[0]))
+            })
+            .collect();
+        // "Allergic rhinitis pts who still have an epipen on their list": what is active is
+        // what is not a condition, when there is one; and "allergic" was the condition's word.
+        let active_conditions = is_condition.iter().all(|c| *c);
+        let kinds = if kinds == ["AllergyIntolerance"] && is_condition.iter().any(|c| *c) {
+            &[][..]
+        } else {
+            kinds
+        };
         let mut groups = Vec::new();
-        for (_, members) in &grouped {
+        for ((_, members), is_condition) in grouped.iter().zip(&is_condition) {
+            let kinds = if *is_condition {
+                &["Condition"][..]
+            } else {
+                kinds
+            };
             let mut group: BTreeSet<i64> = BTreeSet::new();
             for member in members {
                 let filter = crate::answer::cohort::ConceptFilter {
@@ -346,7 +411,7 @@ impl AnswerEngine {
                     months: &analysis.months,
                     since: analysis.since,
                     before: analysis.before,
-                    active: analysis.now,
+                    active: analysis.now && (active_conditions || !is_condition),
                 };
                 group.extend(crate::answer::cohort::concept_patients(pool, scope, &filter).await?);
             }
