@@ -385,7 +385,8 @@ pub(crate) struct ConceptFilter<'a> {
 /// medication, procedure, immunization, allergy, encounter, reading) that the filter admits,
 /// the number of such facts. A summary fact is dated by its own date (an onset, a
 /// prescription). Terms match by their root at the start of a word ("diabet" finds "Diabetes"
-/// and "diabetic", "implant" finds "Implantable" for "implanted"), never inside one: the words
+/// and "diabetic", "implant" finds "Implantable" for "implanted"; a term of three letters or
+/// fewer only as a word of its own or its plural), never inside one: the words
 /// known to k patients are whole words, and a short term inside a rarer word would count the
 /// few who hold that word.
 async fn concept_facts(
@@ -407,7 +408,17 @@ async fn concept_facts(
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let patterns: Vec<String> = terms.iter().map(|t| format!(r"\m{t}")).collect();
+    // A term of three letters or fewer is a word whole, or its plural: "td" is no "Tdap".
+    let patterns: Vec<String> = terms
+        .iter()
+        .map(|t| {
+            if t.chars().count() <= 3 {
+                format!(r"\m{t}(?:s|es)?\M")
+            } else {
+                format!(r"\m{t}")
+            }
+        })
+        .collect();
     // The index of the facts' words (`fact_words`, migrations 0015, 0017, 0018) finds the facts
     // that may hold every term; the regular expressions then decide.
     let words = terms

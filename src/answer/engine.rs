@@ -919,17 +919,34 @@ impl AnswerEngine {
                 if resolution.ambiguous {
                     return Ok(Reply::from(policy::AMBIGUOUS));
                 }
-                // "his latest LDL", "the patient's allergies": a care team of one patient asks
-                // about that patient, as if it had named them (the latest reading, a verified
-                // absence); never for a name the vault did not resolve.
+                // "his latest LDL", "the patient's allergies": a care team of one patient (or
+                // one patient of the sex the pronouns say) asks about that patient, as if it had
+                // named them (the latest reading, a verified absence); never for a name the
+                // vault did not resolve.
                 if let (true, true, Scope::Patients(keys)) = (
                     resolution.patients.is_empty(),
                     first.speaks_of_the_patient,
                     &scope,
                 ) {
-                    if let [one] = keys.as_slice() {
-                        resolution.patients = vec![*one];
-                        resolution.words_of.insert(*one, BTreeSet::new());
+                    // "Most recent HbA1c for her?" of a list with one woman: her.
+                    let one = match (keys.as_slice(), first.pronoun_sex) {
+                        ([one], _) => Some(*one),
+                        (_, Some(sex)) => {
+                            let people =
+                                crate::answer::population::people(self.store.pool(), keys).await?;
+                            let mut of_sex = people
+                                .iter()
+                                .filter(|(_, person)| person.sex.as_deref() == Some(sex));
+                            match (of_sex.next(), of_sex.next()) {
+                                (Some((key, _)), None) => Some(*key),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    if let Some(one) = one {
+                        resolution.patients = vec![one];
+                        resolution.words_of.insert(one, BTreeSet::new());
                     }
                 }
                 self.care_team(

@@ -68,10 +68,30 @@ static DIED_IN: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:died|deaths?|passed\s+away)\s+(in|during|since|after|before|from|between)\s+((?:19|20)\d{2})(?:\s+(or\s+later|or\s+after|and\s+later|or\s+earlier|or\s+before)|(?:\s*[-–]\s*|\s+(?:or|and|to|through|thru|until|till)\s+)((?:19|20)\d{2}))?",
     )
 });
-/// "born in the 1990s", "deaths in the 2010s": a decade, as its first and last years.
+/// "born in the 1990s", "deaths in the 2010s", "born in the fifties": a decade, as its first
+/// and last years (a decade in words is of the 1900s).
 static DECADE: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)\b(born|died|deaths?|passed\s+away)\s+(?:in|during)\s+the\s+((?:19|20)\d)0['’]?s\b")
+    regex(
+        r"(?i)\b(born|died|deaths?|passed\s+away)\s+(?:in|during)\s+the\s+(?:((?:19|20)\d)0['’]?s|(twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties))\b",
+    )
 });
+
+/// The first year of a decade written in words ("fifties": 1950).
+fn decade_in_words(word: &str) -> Option<i32> {
+    let at = [
+        "twenties",
+        "thirties",
+        "forties",
+        "fifties",
+        "sixties",
+        "seventies",
+        "eighties",
+        "nineties",
+    ]
+    .iter()
+    .position(|w| w.eq_ignore_ascii_case(word))?;
+    Some(1920 + 10 * at as i32)
+}
 static DIED: LazyLock<Regex> = LazyLock::new(|| regex(r"(?i)\b(?:died|deaths?)\b"));
 /// "born in 2010 or later", "born after 2000", "born before 1950", "born between 1950 and 1960",
 /// "born 1990-1999".
@@ -191,7 +211,11 @@ pub fn read(question: &str) -> (Population, String) {
         blank(&mut text, c.get(0).expect("whole match").range());
     }
     if let Some(c) = DECADE.captures(&text.clone()) {
-        let first: i32 = c[2].parse::<i32>().unwrap_or(0) * 10;
+        let first = match (c.get(2), c.get(3)) {
+            (Some(digits), _) => digits.as_str().parse::<i32>().unwrap_or(0) * 10,
+            (None, Some(words)) => decade_in_words(words.as_str()).unwrap_or(0),
+            (None, None) => 0,
+        };
         let years = (Some(first), Some(first + 9));
         if c[1].to_lowercase().starts_with("born") {
             (p.born_from, p.born_to) = years;
@@ -499,6 +523,8 @@ mod tests {
         assert_eq!(p.vital, None);
         let p = population("patients born 1990-1999 with asthma?");
         assert_eq!((p.born_from, p.born_to), (Some(1990), Some(1999)));
+        let p = population("how many of our pts were born in the fifties?");
+        assert_eq!((p.born_from, p.born_to), (Some(1950), Some(1959)));
         let p = population("deaths in the 2010s?");
         assert_eq!((p.died_from, p.died_to), (Some(2010), Some(2019)));
     }

@@ -458,6 +458,9 @@ pub struct QuestionAnalysis {
     /// The sex a title says ("Mr." male; "Mrs.", "Ms.", "Miss" female), to tell apart two
     /// listed patients who share the name it precedes.
     pub titled_sex: Option<&'static str>,
+    /// The sex its pronouns say ("her latest A1c": female), when they say one only: with
+    /// [`QuestionAnalysis::speaks_of_the_patient`], the one listed patient of that sex.
+    pub pronoun_sex: Option<&'static str>,
     /// A family name's initial after a given name ("Karren S."), lower-case: it tells apart
     /// listed patients who share the given name.
     pub family_initial: Option<(String, char)>,
@@ -726,7 +729,12 @@ impl QuestionAnalysis {
             .enumerate()
             .filter(|(i, _)| !asides.contains(i))
             .flat_map(|(_, p)| p)
-            .any(|t| is_concept(t) || KIND_TERMS.contains(&t.as_str()));
+            // "ER attendances in 2016: how many different patients?": how many, of whom, is
+            // no subject.
+            .any(|t| {
+                (is_concept(t) && !NOT_CONDITION.contains(&t.as_str()))
+                    || KIND_TERMS.contains(&t.as_str())
+            });
         let mut index = 0usize;
         self.phrases.retain(|phrase| {
             let aside = asides.contains(&index)
@@ -785,7 +793,7 @@ pub enum AnswerForm {
 /// many; it names nothing.
 static COUNT_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:n|count|total|tally)\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
+        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:n|count|total|tally|(?:total|number\s+of)\s+(?:sessions|visits|times|episodes|entries|doses|admissions|courses|deliveries|attendances))\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
     )
     .expect("valid regex")
 });
@@ -995,7 +1003,10 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             }
         }
         previous_end = token.end;
-        if in_date(token) {
+        // "the 1980s": a period (`since` and `before`), never a term.
+        static DECADE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"^(?:19|20)\d0s$").expect("valid regex"));
+        if in_date(token) || DECADE.is_match(&token.text) {
             if !run.is_empty() {
                 runs.push(std::mem::take(&mut run));
             }
@@ -1183,11 +1194,16 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             BIRTH_CUES.iter().any(|cue| window.contains(cue))
         })
         .count();
-    let identifiers = crate::privacy::guard::pii_findings(&question)
-        .iter()
-        .filter(|f| f.category != "pii:date")
-        .count()
-        + birth_dates;
+    // "diagnosed 2000-2009": a range of years, not a number that identifies anyone.
+    static YEARS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b((?:19|20)\d{2})\s*[-–]\s*((?:19|20)\d{2})\b").expect("valid regex")
+    });
+    let identifiers =
+        crate::privacy::guard::pii_findings(&YEARS.replace_all(&question, "$1 to $2"))
+            .iter()
+            .filter(|f| f.category != "pii:date")
+            .count()
+            + birth_dates;
     const REFERRING: &[&str] = &[
         "he", "she", "his", "her", "him", "hers", "they", "their", "them", "patient", "pt",
         "patients", "pts",
@@ -1196,6 +1212,18 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         && crate::text::words(&question)
             .iter()
             .any(|w| REFERRING.contains(&w.as_str()));
+    let pronoun_sex = {
+        let words = crate::text::words(&question);
+        let says = |pronouns: &[&str]| words.iter().any(|w| pronouns.contains(&w.as_str()));
+        match (
+            says(&["she", "her", "hers", "herself"]),
+            says(&["he", "him", "his", "himself"]),
+        ) {
+            (true, false) => Some("female"),
+            (false, true) => Some("male"),
+            _ => None,
+        }
+    };
     // A class's members are alternatives with their own reading (see `classes`).
     let from_lexicon: BTreeSet<String> = introduced
         .iter()
@@ -1206,6 +1234,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 .any(|c| c.members.iter().flatten().any(|m| m == t))
         })
         .collect();
+    let range = crate::text::dates::year_range(&question);
     let mut analysis = QuestionAnalysis {
         name_candidates: candidates.into_iter().collect(),
         name_like: name_like.into_iter().collect(),
@@ -1213,11 +1242,12 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         name_runs,
         form,
         now,
-        since: crate::text::dates::since(&question),
-        before: crate::text::dates::before(&question),
+        since: crate::text::dates::since(&question).or(range.map(|(first, _)| first)),
+        before: crate::text::dates::before(&question).or(range.map(|(_, after)| after)),
         titled_sex: titled_sex(&question),
         family_initial: family_initial(&question),
         speaks_of_the_patient,
+        pronoun_sex,
         alternatives: {
             let words = crate::text::words(&question);
             let has = |w: &str| words.iter().any(|x| x == w);
@@ -2307,6 +2337,7 @@ mod tests {
             "chronic sinusitis pts who've had augmentin at some point - n?",
             "prediabetics who are also anaemic - count pls",
             "bronchitis episodes - total?",
+            "pulm rehab for her - total sessions?",
             "asthma kids, n=?",
             "Count the patients with gout",
         ] {
@@ -2879,6 +2910,18 @@ mod tests {
         .contains(&"contact".to_string()));
         assert!(analyze("I would like information about Abe604", &names(&["abe604"])).broad);
         assert!(!analyze("I would like information about diabetes", &names(&[])).broad);
+    }
+
+    #[test]
+    fn pronouns_say_a_sex_when_they_agree() {
+        let none = BTreeSet::new();
+        assert_eq!(
+            analyze("most recent HbA1c for her?", &none).pronoun_sex,
+            Some("female")
+        );
+        assert_eq!(analyze("his latest LDL?", &none).pronoun_sex, Some("male"));
+        assert_eq!(analyze("did he see her mother?", &none).pronoun_sex, None);
+        assert_eq!(analyze("latest LDL?", &none).pronoun_sex, None);
     }
 
     #[test]

@@ -189,7 +189,20 @@ pub fn supports_yes(document: &SyntheticDocument, analysis: &QuestionAnalysis) -
         };
         of_the_kind
             && (!asks_concept
-                || super::question::names_concept(&items, &super::question::line_terms(line)))
+                || super::question::names_concept(&items, &super::question::line_terms(line))
+                    && !negates(line, &items))
+    })
+}
+
+/// Whether a line says an item asked about in the negative ("Marital status is Never
+/// Married", "Never smoker" for "is he married?", "does she smoke?"): no yes stands on it.
+fn negates(line: &str, items: &QuestionAnalysis) -> bool {
+    let words = crate::text::words(line);
+    words.windows(2).any(|pair| {
+        matches!(pair[0].as_str(), "never" | "no" | "not" | "non")
+            && super::question::line_terms(&pair[1])
+                .iter()
+                .any(|t| items.terms.contains(t))
     })
 }
 
@@ -444,6 +457,20 @@ pub fn cohort_not_found(k: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_negated_item_is_no_yes() {
+        let document = |line: &str| SyntheticDocument {
+            lines: vec![line.to_string()],
+            document_ids: Vec::new(),
+        };
+        let asked =
+            |q: &str| super::super::question::analyze(q, &std::collections::BTreeSet::new());
+        let single = document("The patient: Gender is female, Marital status is Never Married.");
+        assert!(!supports_yes(&single, &asked("is she married?")));
+        let married = document("The patient: Gender is female, Marital status is Married.");
+        assert!(supports_yes(&married, &asked("is she married?")));
+    }
 
     #[test]
     fn a_care_plan_is_no_diagnosis() {

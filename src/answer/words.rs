@@ -28,6 +28,13 @@ pub(crate) const STOPWORDS: &[&str] = &[
     "ve",
     "ll",
     "re",
+    // "Break down the medications by …": how a list is asked for (a trend's "going down" is
+    // read from the question whole).
+    "down",
+    // How a range of years is bounded ("between 2010 and 2015 inclusive").
+    "inclusive",
+    "inclusively",
+    "exclusive",
     "a",
     "about",
     "above",
@@ -523,6 +530,7 @@ pub(super) const CANONICAL: &[(&[&str], &str)] = &[
             "problems",
             "problem",
             "dx",
+            "onset",
         ],
         "condition",
     ),

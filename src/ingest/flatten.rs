@@ -709,6 +709,42 @@ fn concept(cc: &CodeableConcept) -> Option<String> {
         .or_else(|| free(text(cc.text.as_ref())))
 }
 
+/// A marital status as words: the display, or for a bare code of HL7's v3 MaritalStatus
+/// system (Synthea and many feeds send "M" alone) its display in that system, so that "is he
+/// married?" finds "Married" and never reads a bare "M" as nothing on record.
+fn marital_status(cc: &CodeableConcept) -> Option<String> {
+    let displayed = cc
+        .coding
+        .iter()
+        .find_map(|c| text(c.display.as_ref()))
+        .or_else(|| free(text(cc.text.as_ref())));
+    if displayed.is_some() {
+        return displayed;
+    }
+    let from_code = cc.coding.iter().find_map(|c| {
+        let system = c.system.as_ref().and_then(|s| s.value.as_deref());
+        if system.is_some_and(|s| s != "http://terminology.hl7.org/CodeSystem/v3-MaritalStatus") {
+            return None;
+        }
+        let display = match code(c.code.as_ref())?.as_str() {
+            "A" => "Annulled",
+            "D" => "Divorced",
+            "I" => "Interlocutory",
+            "L" => "Legally Separated",
+            "M" => "Married",
+            "C" => "Common Law",
+            "P" => "Polygamous",
+            "T" => "Domestic partner",
+            "U" => "Unmarried",
+            "S" => "Never Married",
+            "W" => "Widowed",
+            _ => return None,
+        };
+        Some(display.to_string())
+    });
+    from_code.or_else(|| concept(cc))
+}
+
 fn concepts(ccs: &[CodeableConcept]) -> Option<String> {
     let names: Vec<String> = ccs.iter().filter_map(concept).collect();
     (!names.is_empty()).then(|| names.join(", "))
@@ -1180,7 +1216,7 @@ fn patient_fact(id: &str, r: &Patient) -> Fact {
     let mut s = Sentences::new();
     s.say("Gender", code(r.gender.as_ref())).say(
         "Marital status",
-        r.marital_status.as_deref().and_then(concept),
+        r.marital_status.as_deref().and_then(marital_status),
     );
     match &r.deceased {
         Some(PatientDeceased::Boolean(b)) if b.value == Some(true) => {
@@ -1622,6 +1658,30 @@ mod tests {
             "{}",
             procedure.sentences
         );
+    }
+
+    #[test]
+    fn a_bare_marital_status_code_is_said_in_words() {
+        let json = r##"{"resourceType": "Bundle", "entry": [
+          {"resource": {"resourceType": "Patient", "id": "p1", "gender": "male",
+             "maritalStatus": {"coding": [{"system":
+               "http://terminology.hl7.org/CodeSystem/v3-MaritalStatus", "code": "M"}]}}},
+          {"resource": {"resourceType": "Patient", "id": "p2",
+             "maritalStatus": {"coding": [{"code": "W"}]}}},
+          {"resource": {"resourceType": "Patient", "id": "p3",
+             "maritalStatus": {"coding": [{"system": "http://example.org/local", "code": "M"}]}}},
+          {"resource": {"resourceType": "Patient", "id": "p4",
+             "maritalStatus": {"coding": [{"code": "S", "display": "Single"}]}}}
+        ]}"##;
+        let f = parsed(json);
+        assert_eq!(
+            sentences_of(&f, "p1"),
+            "Gender is male. Marital status is Married."
+        );
+        assert_eq!(sentences_of(&f, "p2"), "Marital status is Widowed.");
+        // Another system's "M" is not HL7's: said as written.
+        assert_eq!(sentences_of(&f, "p3"), "Marital status is M.");
+        assert_eq!(sentences_of(&f, "p4"), "Marital status is Single.");
     }
 
     #[test]

@@ -286,6 +286,34 @@ pub fn before(text: &str) -> Option<NaiveDate> {
     ymd(if excludes { year } else { year + 1 }, 1, 1)
 }
 
+/// "2000-2009", "between 2010 and 2015", "2010 to 2019", "the 1980s": the first day of a closed
+/// range of years and the first day after it. (An open bound is [`since`] or [`before`]; "from
+/// 2010 through 2019" is both.)
+pub fn year_range(text: &str) -> Option<(NaiveDate, NaiveDate)> {
+    static RANGE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:between\s+)?((?:19|20)\d{2})\s*(?:[-–]|\s(?:and|to|through|thru|until|till)\s)\s*((?:19|20)\d{2})\b",
+        )
+        .expect("valid range regex")
+    });
+    static DECADE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b((?:19|20)\d)0['’]?s\b").expect("valid decade regex"));
+    if let Some(c) = RANGE.captures(text) {
+        let (a, b): (i32, i32) = (c[1].parse().ok()?, c[2].parse().ok()?);
+        // "between 2010 and 2015" but never "2015 and 2010" read backwards, nor a list of two
+        // years written with "and" alone ("in 2019 and 2020" is the years, which the periods
+        // read).
+        let written_and = c[0].to_ascii_lowercase().contains(" and ");
+        let between = c[0].to_ascii_lowercase().starts_with("between");
+        if a < b && (between || !written_and) {
+            return Some((ymd(a, 1, 1)?, ymd(b + 1, 1, 1)?));
+        }
+    }
+    let c = DECADE.captures(text)?;
+    let first: i32 = c[1].parse::<i32>().ok()? * 10;
+    Some((ymd(first, 1, 1)?, ymd(first + 10, 1, 1)?))
+}
+
 /// "early 2017" (January to April), "mid 2017" (May to August), "late 2017" (September to
 /// December), "in 2017" or "during 2017" (the whole year): the months of each period, as their
 /// first days. Kept apart from [`find`]: these are not dates to generalize, only ranges a
@@ -414,6 +442,30 @@ pub fn names_a_day(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn closed_ranges_of_years() {
+        let day = |y| ymd(y, 1, 1).unwrap();
+        assert_eq!(
+            year_range("prediabetes first diagnosed 2000-2009"),
+            Some((day(2000), day(2010)))
+        );
+        assert_eq!(
+            year_range("deaths between 2010 and 2015 inclusive"),
+            Some((day(2010), day(2016)))
+        );
+        assert_eq!(
+            year_range("hypertension diagnosed during the 1980s"),
+            Some((day(1980), day(1990)))
+        );
+        assert_eq!(
+            year_range("flu shots 2015 to 2017"),
+            Some((day(2015), day(2018)))
+        );
+        assert_eq!(year_range("in 2019 and 2020"), None);
+        assert_eq!(year_range("between 2020 and 2010"), None);
+        assert_eq!(year_range("since 2015"), None);
+    }
+
     use super::*;
 
     #[test]

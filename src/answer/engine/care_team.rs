@@ -266,22 +266,28 @@ impl AnswerEngine {
                 // lung") leaves it unread: the search looked for less than was asked.
                 let unread = crate::answer::question::unread_words(&asked, known);
                 Some(if on_record {
-                    crate::answer::question::on_record_but_unanswered(&asked, known)
+                    Reply::not_found(crate::answer::question::on_record_but_unanswered(
+                        &asked, known,
+                    ))
                 } else if !partly.is_empty() {
-                    crate::answer::question::on_record_in_part(&asked, known, &partly)
+                    Reply::not_found(crate::answer::question::on_record_in_part(
+                        &asked, known, &partly,
+                    ))
                 } else if !unread.is_empty() {
-                    crate::answer::question::not_read(&asked, known, &unread)
+                    Reply::not_found(crate::answer::question::not_read(&asked, known, &unread))
                 } else if analysis.form == crate::answer::question::AnswerForm::YesNo {
-                    format!("No. {absent}")
+                    // "Is she on warfarin?" of a record searched whole without finding it:
+                    // "No" answers the question asked.
+                    Reply::answered(format!("No. {absent}"))
                 } else {
-                    absent
+                    Reply::not_found(absent)
                 })
             }
             _ => None,
         };
         if documents.is_empty() {
-            let answer = missing.unwrap_or_else(|| NOT_FOUND_ANSWER.into());
-            return Ok(Reply::not_found(answer).asking(synthetic));
+            let reply = missing.unwrap_or_else(|| Reply::not_found(NOT_FOUND_ANSWER));
+            return Ok(reply.asking(synthetic));
         }
         work.patients
             .extend(documents.iter().map(|d| d.patient_key));
@@ -315,7 +321,8 @@ impl AnswerEngine {
             .unwrap_or_else(Reply::nothing_found)
             .or_asking(synthetic);
         if let (true, Some(missing)) = (reply.is_nothing_found(), missing) {
-            reply.answer = missing;
+            reply.status = missing.status;
+            reply.answer = missing.answer;
         }
         Ok(reply)
     }

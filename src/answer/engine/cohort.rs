@@ -92,9 +92,22 @@ pub async fn cohort_condition(
     Ok(cohort_subject(&analysis, &known).0)
 }
 
-/// The concepts a question names, less those whose terms another holds all of ("throat swabs
-/// (throat culture)", "viral sore throat (pharyngitis)"): they ask nothing the other does not.
+/// The concepts a question names, less the words of where and how patients are counted, and
+/// less those whose terms another holds all of ("throat swabs (throat culture)", "viral sore
+/// throat (pharyngitis)"): they ask nothing the other does not.
 fn distinct_concepts(concepts: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    // Where the patients are and how they are counted ("in our hospital", "distinct") name
+    // no concept.
+    let concepts: Vec<Vec<String>> = concepts
+        .into_iter()
+        .map(|concept| {
+            concept
+                .into_iter()
+                .filter(|t| !crate::answer::cohort::COUNT_WORDS.contains(&t.as_str()))
+                .collect::<Vec<String>>()
+        })
+        .filter(|concept| !concept.is_empty())
+        .collect();
     let held = |concept: &Vec<String>, other: &Vec<String>| {
         other.len() > concept.len() && concept.iter().all(|t| other.contains(t))
     };
@@ -225,6 +238,16 @@ impl AnswerEngine {
             {
                 return Ok(reply);
             }
+            // "Aspirin - how many pts have it prescribed?" where fewer than k patients' records
+            // name aspirin: the group is under k, as any such group reads; never the
+            // profile of everyone.
+            if concept_only
+                && analysis.classes.is_empty()
+                && crate::answer::question::named_concepts(analysis, known).is_empty()
+                && !crate::answer::question::unread_words(analysis, known).is_empty()
+            {
+                return Ok(Reply::from(policy::TOO_FEW).asking(synthetic));
+            }
         }
         let mut patients = if unknown {
             Vec::new()
@@ -318,7 +341,11 @@ impl AnswerEngine {
             .phrases
             .iter()
             .flatten()
-            .filter(|t| crate::answer::question::is_concept(t) && !in_class(t))
+            .filter(|t| {
+                crate::answer::question::is_concept(t)
+                    && !in_class(t)
+                    && !crate::answer::cohort::COUNT_WORDS.contains(&t.as_str())
+            })
             .all(|t| known.contains(t));
         // Alternatives ("A or B") are not counted: |A|, |B| and |A or B|, each of k or more and
         // each pair differing by k or more, give |A and B| by inclusion-exclusion, which may be
@@ -345,15 +372,16 @@ impl AnswerEngine {
                 .iter()
                 .map(|class| (class.written.clone(), class.members.clone())),
         );
-        // "vaccine", "prescribed", "procedure", "allergic": the one kind of fact named is where
-        // to look ("a flu vaccine in 2020" is no influenza test of 2020; "allergic to both
+        // "vaccine", "prescribed", "procedure", "allergic", "diagnosed": the one kind of fact
+        // named is where to look ("a flu vaccine in 2020" is no influenza test of 2020; "allergic to both
         // mould and dust mites" no IgE test). Never for a condition, below ("allergic
-        // rhinitis"). Not "diagnosed": conditions are found by their names.
+        // rhinitis").
         let kinds: Vec<&str> = [
             ("immunization", "Immunization"),
             ("medication", "MedicationRequest"),
             ("procedure", "Procedure"),
             ("allergy", "AllergyIntolerance"),
+            ("condition", "Condition"),
         ]
         .into_iter()
         .filter(|(term, _)| analysis.terms.iter().any(|t| t == term))
@@ -367,6 +395,10 @@ impl AnswerEngine {
                             .any(|t| t != term && crate::answer::question::is_concept(t))
                 })
         })
+        // "Diagnosed" of one concept: its diagnosis ("hypertension diagnosed during the
+        // 1980s"); of several, the conditions among them are found as conditions below and
+        // the others are no diagnosis ("CHD patients with amlodipine still active").
+        .filter(|(term, _)| *term != "condition" || grouped.len() == 1)
         .map(|(_, kind)| kind)
         .collect();
         let kinds: &[&str] = if kinds.len() == 1 { &kinds } else { &[] };
