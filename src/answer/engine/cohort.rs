@@ -333,6 +333,15 @@ impl AnswerEngine {
         known: &BTreeSet<String>,
     ) -> Result<Option<Reply>, AnswerError> {
         let k = self.config.cohort_min_patients.max(1);
+        // A ranking ("the most common reason for inpatient admission, by number of patients")
+        // is answered by the list of counts, never by one count of what it names.
+        if analysis
+            .terms
+            .iter()
+            .any(|t| matches!(t.as_str(), "common" | "commonest" | "frequent" | "top"))
+        {
+            return Ok(None);
+        }
         let concepts = distinct_concepts(crate::answer::question::named_concepts(analysis, known));
         // A class's members the records of k patients never use are simply not among its
         // alternatives ("terfenadine" for an antihistamine).
