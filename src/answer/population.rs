@@ -165,10 +165,11 @@ fn reads_as_age(text: &str, start: usize) -> bool {
 }
 
 /// Whether an age phrase says it is one whatever comes before it: "aged 40 and over", "the
-/// over-65s", "under-18s".
+/// over-65s", "under-18s" (a number made plural), never "under 30 years" after a reading.
 fn names_an_age_group(phrase: &str) -> bool {
+    static PLURAL_AGE: LazyLock<Regex> = LazyLock::new(|| regex(r"\d['’]?s$"));
     let phrase = phrase.trim().to_lowercase();
-    phrase.starts_with("age") || phrase.ends_with('s')
+    phrase.starts_with("age") || PLURAL_AGE.is_match(&phrase)
 }
 
 fn year_range(

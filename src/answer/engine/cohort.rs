@@ -382,9 +382,9 @@ impl AnswerEngine {
                 .map(|class| (class.written.clone(), class.members.clone())),
         );
         // "vaccine", "prescribed", "procedure", "allergic", "diagnosed": the one kind of fact
-        // named is where to look ("a flu vaccine in 2020" is no influenza test of 2020; "allergic to both
-        // mould and dust mites" no IgE test). Never for a condition, below ("allergic
-        // rhinitis").
+        // named is where to look ("a flu vaccine in 2020" is no influenza test of 2020;
+        // "allergic to both mould and dust mites" no IgE test). Never for a condition, below
+        // ("allergic rhinitis").
         let kinds: Vec<&str> = [
             ("immunization", "Immunization"),
             ("medication", "MedicationRequest"),
