@@ -599,6 +599,22 @@ fn counts(
     out
 }
 
+/// Whether a fact's item is one the question sets aside: its words hold an excluded phrase
+/// whole ("Influenza, seasonal, injectable" for "flu aside").
+fn sets_aside(analysis: &QuestionAnalysis, sentences: &str) -> bool {
+    let words = super::question::line_terms(sentences);
+    analysis.excluded.iter().any(|phrase| {
+        let concept: Vec<&String> = phrase
+            .iter()
+            .filter(|t| super::question::is_concept(t))
+            .collect();
+        !concept.is_empty()
+            && concept
+                .iter()
+                .all(|t| super::question::holds_term(&words, t))
+    })
+}
+
 /// Fewest patients behind a quantile (median, middle half) of a cohort answer: four times the
 /// minimum group, and never under 20. An order statistic of a handful of patients is one of
 /// them's own value (at 5 patients the median *is* the third patient's reading).
@@ -1009,6 +1025,8 @@ pub async fn aggregate(
             if analysis.now && matches!(topic, Topic::Conditions | Topic::Medications) {
                 facts.retain(|f| active(&f.2));
             }
+            // "Flu aside, which vaccine …": what the question sets aside is not ranked.
+            facts.retain(|f| !sets_aside(analysis, &f.2));
             // Medications for a condition: those the record gives that condition as the
             // reason for, when it says so; otherwise every medication of the cohort.
             // The label does not repeat the requester's words (the cohort line names the

@@ -306,6 +306,76 @@ fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Cl
     (out, introduced, classes)
 }
 
+/// Removes the phrases `take` chooses (given each phrase and where it starts), with their
+/// starts, and returns them.
+fn take_phrases(
+    phrases: &mut Vec<Vec<String>>,
+    starts: &mut Vec<usize>,
+    mut take: impl FnMut(&[String], usize) -> bool,
+) -> Vec<Vec<String>> {
+    let mut taken = Vec::new();
+    let mut i = 0;
+    while i < phrases.len() {
+        if take(&phrases[i], starts[i]) {
+            taken.push(phrases.remove(i));
+            starts.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    taken
+}
+
+/// Where `question` sets something aside: "ignoring X", "excluding X", "except (for) X",
+/// "other than X", "apart from X", "besides X", "not counting X", "X aside", "(not X)", each up
+/// to the end of its clause.
+fn excluded_spans(question: &str) -> Vec<std::ops::Range<usize>> {
+    static SET_ASIDE: LazyLock<[Regex; 3]> = LazyLock::new(|| {
+        [
+            r"(?i)\b(?:ignoring|excluding|exclude|except(?:\s+for)?|other\s+than|apart\s+from|aside\s+from|besides|not\s+counting|leaving\s+out|leave\s+out)\s+([^,;:?.!()]+)",
+            r"(?i)(?:^|[,;:.(])\s*([^,;:?.!()]+?)\s+aside\b",
+            r"(?i)\(\s*not\s+([^)]*)\)",
+        ]
+        .map(|p| Regex::new(p).expect("valid regex"))
+    });
+    SET_ASIDE
+        .iter()
+        .flat_map(|pattern| pattern.captures_iter(question))
+        .filter_map(|c| c.get(1).map(|m| m.range()))
+        .collect()
+}
+
+/// A class's members stand alone in the phrases: a word written next to the class ("tetanus
+/// jab", "COPD dx date") says the kind of fact or the time, and joined to the first or last
+/// member it would be required of that member alone ("dtap immunization").
+fn split_class_members(phrases: &mut Vec<Vec<String>>, starts: &mut Vec<usize>, classes: &[Class]) {
+    let mut i = 0;
+    while i < phrases.len() {
+        let phrase = &phrases[i];
+        let split = classes
+            .iter()
+            .flat_map(|c| &c.members)
+            .filter(|m| !m.is_empty() && m.len() < phrase.len())
+            .find_map(|m| {
+                if phrase.starts_with(m) {
+                    Some(m.len())
+                } else if phrase.ends_with(m) {
+                    Some(phrase.len() - m.len())
+                } else {
+                    None
+                }
+            });
+        match split {
+            Some(at) => {
+                let rest = phrases[i].split_off(at);
+                phrases.insert(i + 1, rest);
+                starts.insert(i + 1, starts[i]);
+            }
+            None => i += 1,
+        }
+    }
+}
+
 /// A class of concepts the lexicon names ("statin": simvastatin, atorvastatin, …): any member
 /// answers for the class.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -510,6 +580,10 @@ pub struct QuestionAnalysis {
     /// Classes the lexicon rewrote into their members (a statin, an opioid): any member
     /// answers, they are not all required.
     pub classes: Vec<Class>,
+    /// Phrases the question sets aside ("flu aside", "ignoring med reconciliation and masks",
+    /// "(not the covid viral sepsis)"): never a concept it asks about, and left out of a
+    /// ranking.
+    pub excluded: Vec<Vec<String>>,
     /// Terms the lexicon brought in ("deep", "venous", "thrombosi" for "DVT"), members of its
     /// classes aside: the records' name of what the question asked, kept whole by
     /// [`QuestionAnalysis::keep_known`].
@@ -840,11 +914,44 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
             "what" | "when" | "which" | "how" | "who" | "where" | "list" | "show" | "give"
         )
     });
-    if opens_yes_no && !asks_what {
+    if (opens_yes_no && !asks_what) || asks_done(&lower) {
         (AnswerForm::YesNo, now)
     } else {
         (AnswerForm::Facts, now)
     }
+}
+
+/// "Pyridium given with the UTI?", "lung function tested during the bronchitis?", "sputum
+/// examined ever? when": a note's yes/no question, a clause that ends in a question mark and
+/// says only that something was done, with no word that asks what, when or which (nor "last",
+/// which asks for a value).
+fn asks_done(lower: &str) -> bool {
+    const DONE: &[&str] = &[
+        "given",
+        "done",
+        "tested",
+        "examined",
+        "performed",
+        "prescribed",
+        "administered",
+        "vaccinated",
+        "immunized",
+        "immunised",
+        "screened",
+        "received",
+        "ever",
+    ];
+    const ASKING: &[&str] = &[
+        "what", "when", "which", "how", "who", "where", "why", "list", "show", "give", "last",
+        "latest", "recent", "first", "most", "many", "much", "often",
+    ];
+    static CLAUSE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"([^.!?:;,\-–—]*)\?").expect("valid regex"));
+    CLAUSE.captures_iter(lower).any(|c| {
+        let words = crate::text::words(&c[1]);
+        words.iter().any(|w| DONE.contains(&w.as_str()))
+            && !words.iter().any(|w| ASKING.contains(&w.as_str()))
+    })
 }
 
 /// The sex a title before a name says: "Mr. Homenick" male, "Mrs./Ms./Miss Wiza" female. Only a
@@ -1097,7 +1204,8 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         }
         // A unit may be a name too ("Per", "Min"): it stays a name candidate, never a term.
         // "asthma and diabetes" are two conditions, not one name.
-        if (name_words.contains(word) || matches!(word, "and" | "or" | "nor" | "not" | "but"))
+        if (name_words.contains(word)
+            || matches!(word, "and" | "or" | "nor" | "not" | "but" | "plus"))
             && !run.is_empty()
         {
             runs.push(std::mem::take(&mut run));
@@ -1153,6 +1261,29 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     if !run.is_empty() {
         runs.push(run);
     }
+    split_class_members(&mut phrases, &mut phrase_starts, &classes);
+    // What the question sets aside is no concept it asks about.
+    let set_aside = excluded_spans(&question);
+    let mut excluded = take_phrases(&mut phrases, &mut phrase_starts, |_, at| {
+        set_aside.iter().any(|span| span.contains(&at))
+    });
+    // A class set aside ("apart from the blood thinner") is set aside whole, and is no class
+    // asked about.
+    let (set_aside_classes, classes): (Vec<Class>, Vec<Class>) = classes
+        .into_iter()
+        .partition(|c| c.members.iter().any(|m| excluded.contains(m)));
+    excluded.extend(take_phrases(
+        &mut phrases,
+        &mut phrase_starts,
+        |phrase, _| {
+            set_aside_classes
+                .iter()
+                .any(|c| c.members.iter().any(|m| m.as_slice() == phrase))
+        },
+    ));
+    if !excluded.is_empty() {
+        terms.retain(|t| phrases.iter().flatten().any(|p| p == t));
+    }
     let context = context_clauses(&question);
     let asides: Vec<usize> = phrase_starts
         .iter()
@@ -1162,12 +1293,28 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .collect();
     let lower = question.to_lowercase();
     // "What is she on for her osteoporosis?": a reason may be the only phrase too.
-    let reasons: Vec<Vec<String>> = phrase_starts
+    let mut reasons: Vec<Vec<String>> = phrase_starts
         .iter()
         .zip(&phrases)
         .filter(|(at, _)| gives_reason(&lower[..**at], Asked::Reason))
         .map(|(_, phrase)| phrase.clone())
         .collect();
+    // "Strep throat in 2015 - treated with?", "how was her UTI treated?": what is named before
+    // "treated" is the reason the treatment was given for.
+    static TREATED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(?:treated|managed)\b").expect("valid regex"));
+    if let Some(at) = TREATED.find(&lower).filter(|_| reasons.is_empty()) {
+        if !lower[at.end()..].contains(" for ") {
+            reasons = phrase_starts
+                .iter()
+                .zip(&phrases)
+                .filter(|(start, phrase)| {
+                    **start < at.start() && phrase.iter().any(|t| is_concept(t))
+                })
+                .map(|(_, phrase)| phrase.clone())
+                .collect();
+        }
+    }
     let occasions: Vec<Vec<String>> = phrase_starts
         .iter()
         .zip(&phrases)
@@ -1280,6 +1427,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         runs,
         written,
         classes,
+        excluded,
         from_lexicon,
         asks_age,
         asks_death,
@@ -1535,6 +1683,13 @@ pub fn condition(question: &str) -> Option<String> {
             clean(&words[start..].join(" "))
         })
         .filter(|c| !["all", "the", "my", "our", "these", "those", "which"].contains(&c.as_str()))
+        // "the vaccine most patients have had": a kind of fact before "patients" is what is
+        // asked about them, no condition of theirs.
+        .filter(|c| {
+            crate::text::words(c)
+                .iter()
+                .any(|w| !is_generic(&canonical(w)))
+        })
 }
 
 /// The condition names the records hold, each as its content terms: "Fracture of ankle" is
@@ -2358,6 +2513,118 @@ mod tests {
         assert!(analyze("his total cholesterol?", &none)
             .terms
             .contains(&"total".to_string()));
+    }
+
+    #[test]
+    fn a_note_asks_whether_something_was_done() {
+        let none = BTreeSet::new();
+        for q in [
+            "Kassandra - pyridium given with the e coli UTI?",
+            "rudy: lung function tested during the bronchitis in oct 2020?",
+            "Kris - stool occult blood test done? when",
+            "colonoscopy ever?",
+        ] {
+            assert_eq!(analyze(q, &none).form, AnswerForm::YesNo, "{q}");
+        }
+        for q in [
+            "Darrel: scope most recently done when?",
+            "strep throat in 2015 - treated with?",
+            "last flu shot given?",
+            "which vaccines were given in 2019?",
+        ] {
+            assert_eq!(analyze(q, &none).form, AnswerForm::Facts, "{q}");
+        }
+    }
+
+    #[test]
+    fn a_class_stands_apart_from_the_words_next_to_it() {
+        let none = BTreeSet::new();
+        // "jab" says the kind of fact; joined to the class's last member it would be required
+        // of that member alone.
+        let tetanus = analyze("last tetanus jab for her?", &none);
+        assert_eq!(
+            tetanus.phrases,
+            [vec!["td"], vec!["tdap"], vec!["dtap"], vec!["immunization"]]
+        );
+        let copd = analyze("COPD - dx date?", &none);
+        assert!(
+            copd.phrases
+                .contains(&vec!["pulmonary".to_string(), "emphysema".to_string()]),
+            "{copd:?}"
+        );
+    }
+
+    #[test]
+    fn plus_joins_two_concepts_and_starting_dates_one() {
+        let none = BTreeSet::new();
+        let both = analyze("hyperlipidaemia plus hypertension - number of pts?", &none);
+        assert!(
+            both.phrases.contains(&vec!["hyperlipidemia".to_string()]),
+            "{both:?}"
+        );
+        assert!(both
+            .phrases
+            .iter()
+            .any(|p| p.first().is_some_and(|t| t == "hypertension")));
+        let onset = analyze(
+            "viral sinusitis starting in 2018 - how many patients?",
+            &none,
+        );
+        assert!(onset
+            .phrases
+            .iter()
+            .flatten()
+            .filter(|t| is_concept(t))
+            .all(|t| t == "viral" || t == "sinusiti"));
+        assert_eq!(onset.months.len(), 12);
+    }
+
+    #[test]
+    fn what_is_set_aside_is_no_concept() {
+        let none = BTreeSet::new();
+        let flu = analyze(
+            "flu aside, what's the vaccine most patients have had?",
+            &none,
+        );
+        assert_eq!(flu.excluded, [vec!["influenza"]]);
+        assert!(!flu.terms.contains(&"influenza".to_string()));
+        let procedures = analyze(
+            "ignoring med reconciliation and masks, which procedure covers the most pts?",
+            &none,
+        );
+        assert_eq!(procedures.excluded.len(), 2, "{procedures:?}");
+        assert!(!procedures.terms.contains(&"medication".to_string()));
+        assert!(procedures.terms.contains(&"procedure".to_string()));
+        let sepsis = analyze(
+            "bacterial sepsis (not the covid viral sepsis) - how many?",
+            &none,
+        );
+        assert_eq!(sepsis.phrases.first().map(Vec::len), Some(2), "{sepsis:?}");
+        assert_eq!(sepsis.excluded.len(), 1);
+        // No setting aside: nothing excluded.
+        assert!(analyze("which procedure is most common?", &none)
+            .excluded
+            .is_empty());
+        let thinner = analyze(
+            "Apart from the blood thinner, what medication did they get?",
+            &none,
+        );
+        assert!(thinner.classes.is_empty(), "{thinner:?}");
+        assert!(thinner.excluded.contains(&vec!["heparin".to_string()]));
+        assert!(!thinner.terms.contains(&"heparin".to_string()));
+    }
+
+    #[test]
+    fn what_is_named_before_treated_is_the_reason() {
+        let none = BTreeSet::new();
+        let strep = analyze("strep throat in 2015 - treated with?", &none);
+        assert_eq!(strep.reasons, [vec!["streptococcal", "sore", "throat"]]);
+        // "Treated for" gives its reason after it, as any "for" does.
+        let uti = analyze("was she treated for the UTI with nitrofurantoin?", &none);
+        assert!(!uti
+            .reasons
+            .iter()
+            .any(|r| r.contains(&"nitrofurantoin".to_string())));
     }
 
     #[test]

@@ -4,6 +4,18 @@
 
 /// Words that are never names and carry no content for retrieval.
 pub(crate) const STOPWORDS: &[&str] = &[
+    // "Hyperlipidaemia plus hypertension": two concepts, as "and" joins them.
+    "plus",
+    // "Flu aside", "ignoring masks", "except Td": what is set aside (`excluded_spans`).
+    "aside",
+    "ignoring",
+    "excluding",
+    "exclude",
+    "except",
+    "besides",
+    "apart",
+    "counting",
+    "leaving",
     // Contractions typed without their apostrophe ("whats his latest LDL").
     "whats",
     "hows",
@@ -612,6 +624,19 @@ pub(super) const GENERIC_TERMS: &[&str] = &[
     "complete",
     "completed",
     "dose",
+    // "How many bouts of bronchitis", "was it tested": how often or whether, not what.
+    "bout",
+    "episode",
+    "tested",
+    "treated",
+    "managed",
+    "treatment",
+    // "Viral sinusitis starting in 2018": when, read from the fact's date.
+    "starting",
+    "started",
+    "start",
+    "began",
+    "begun",
     "booster",
     "getting",
     // "Still active", "ongoing": the time asked about (`NOW_WORDS`), read from the status.

@@ -123,6 +123,12 @@ impl AnswerEngine {
             resolution,
         )
         .await?;
+        // A care team of one patient asks about that patient when it names none ("strep throat
+        // in 2015 - treated with?"), as for age and death above.
+        let mut resolution = resolution;
+        if let (true, Some(patient)) = (resolution.patients.is_empty(), only) {
+            resolution.patients.push(patient);
+        }
         work.timings.search_ms = search_started.elapsed().as_millis() as u64;
         if let ([patient], Some(asked)) = (resolution.patients.as_slice(), first.trend) {
             if let Some(reply) = self.trend(*patient, &analysis, asked, work).await? {
@@ -139,6 +145,13 @@ impl AnswerEngine {
                 .for_reason(*patient, &analysis, &asked, &synthetic, work)
                 .await?
             {
+                work.patients.insert(*patient);
+                return Ok(reply);
+            }
+        }
+        if let ([patient], Some(wanted)) = (resolution.patients.as_slice(), asks_result(&analysis))
+        {
+            if let Some(reply) = self.result(*patient, &analysis, wanted, work).await? {
                 work.patients.insert(*patient);
                 return Ok(reply);
             }
@@ -325,6 +338,71 @@ impl AnswerEngine {
             reply.answer = missing.answer;
         }
         Ok(reply)
+    }
+
+    /// "Any positive drug screens?", "urine drug screen - positive?": the results of the test
+    /// named, and whether any says what was asked (`wanted`: "positive" or "negative"), read
+    /// from each result's value, never from the test's presence. `None`, with nothing settled,
+    /// when no test result on the patient's record names the concept.
+    pub(super) async fn result(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+        wanted: &'static str,
+        work: &mut Work,
+    ) -> Result<Option<Reply>, AnswerError> {
+        let mut items = analysis.clone();
+        for phrase in &mut items.phrases {
+            phrase.retain(|t| !RESULT_WORDS.contains(&t.as_str()));
+        }
+        items.phrases.retain(|p| !p.is_empty());
+        items.terms.retain(|t| !RESULT_WORDS.contains(&t.as_str()));
+        if !crate::answer::question::asks_concept(&items) {
+            return Ok(None);
+        }
+        let facts: Vec<search::RetrievedDocument> =
+            search::dated_facts(self.store.pool(), patient, &["Observation"])
+                .await?
+                .into_iter()
+                .filter(|f| {
+                    f.text.contains("Value is ")
+                        && crate::answer::question::names_concept(
+                            &items,
+                            &crate::answer::question::line_terms(&f.text),
+                        )
+                })
+                .filter(|f| {
+                    analysis.months.is_empty()
+                        || f.day.is_some_and(|d| {
+                            analysis.months.iter().any(|m| {
+                                chrono::Datelike::year(m) == chrono::Datelike::year(&d)
+                                    && chrono::Datelike::month(m) == chrono::Datelike::month(&d)
+                            })
+                        })
+                })
+                .collect();
+        let values: Vec<String> = facts.iter().filter_map(|f| result_value(&f.text)).collect();
+        if values.is_empty() || values.len() != facts.len() {
+            return Ok(None);
+        }
+        let Some(lead) = result_lead(&values, wanted) else {
+            return Ok(None);
+        };
+        let labels = labels([patient]);
+        let candidates = crate::answer::synthesis::candidates(&facts, &labels);
+        let all: Vec<usize> = (0..candidates.len()).collect();
+        let document = crate::answer::synthesis::assemble(&candidates, &all);
+        work.trace.retrieved = facts.iter().map(|d| d.text.clone()).collect();
+        let synthetic = render_query(
+            "the patient",
+            &items.terms,
+            &BTreeSet::new(),
+            &analysis.months,
+        );
+        let reply = self
+            .answer_document(document, analysis, &synthetic, Some(&lead), None, work)
+            .await?;
+        Ok(Some(reply))
     }
 
     /// "What is she on for her osteoporosis?", "procedures for her breast cancer": the facts
@@ -672,5 +750,105 @@ mod tests {
             &resolution(&[(1, &["mary", "smith"])]),
             &known
         ));
+    }
+}
+
+/// Words that ask what a test found, not which test.
+const RESULT_WORDS: &[&str] = &["positive", "negative"];
+
+/// What a question asks a test to have found: "positive" or "negative", when it names one of
+/// them and something else to look for ("any positive drug screens?").
+fn asks_result(analysis: &QuestionAnalysis) -> Option<&'static str> {
+    let says = |w: &str| analysis.terms.iter().any(|t| t == w);
+    match (says("positive"), says("negative")) {
+        (true, false) => Some("positive"),
+        (false, true) => Some("negative"),
+        _ => None,
+    }
+}
+
+/// A test result's qualitative value, lower case ("negative (qualifier value)"), when it has
+/// one; `None` for a number.
+fn result_value(sentences: &str) -> Option<String> {
+    let value = sentences.split("Value is ").nth(1)?;
+    let value = value.split(". ").next()?.trim_end_matches('.');
+    value
+        .chars()
+        .next()
+        .is_some_and(char::is_alphabetic)
+        .then(|| value.to_lowercase())
+}
+
+/// "Yes." when a result says what was asked, "No." when every result says otherwise, with the
+/// results' count: the results follow, so the reader sees what the lead stands on. `None` when
+/// a value says neither ("cloudy urine") and none says what was asked.
+fn result_lead(values: &[String], wanted: &str) -> Option<String> {
+    let reads = |v: &String| -> Option<&'static str> {
+        if v.contains("not detected") || v.contains("negative") {
+            Some("negative")
+        } else if v.contains("detected") || v.contains("positive") {
+            Some("positive")
+        } else {
+            None
+        }
+    };
+    let read: Vec<Option<&str>> = values.iter().map(reads).collect();
+    let n = values.len();
+    let results = if n == 1 { "result" } else { "results" };
+    let matching = read.iter().filter(|r| **r == Some(wanted)).count();
+    if matching > 0 {
+        let verb = if matching == 1 { "is" } else { "are" };
+        Some(format!(
+            "Yes: {matching} of {n} {results} on record {verb} {wanted}. "
+        ))
+    } else if read.iter().all(Option::is_some) {
+        let other = if wanted == "positive" {
+            "negative"
+        } else {
+            "positive"
+        };
+        Some(match n {
+            1 => format!("No: the result on record is {other}. "),
+            _ => format!("No: all {n} results on record are {other}. "),
+        })
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod result_tests {
+    use super::*;
+
+    #[test]
+    fn a_result_question_is_answered_by_the_values() {
+        let v = |values: &[&str]| values.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            result_value("Category is laboratory. Code is Drugs of abuse 5 panel - Urine by Screen method. Value is Negative (qualifier value)."),
+            Some("negative (qualifier value)".into())
+        );
+        assert_eq!(result_value("Code is Glucose. Value is 94 mg/dL."), None);
+        let negative = v(&[
+            "negative (qualifier value)",
+            "not detected (qualifier value)",
+        ]);
+        assert_eq!(
+            result_lead(&negative, "positive").as_deref(),
+            Some("No: all 2 results on record are negative. ")
+        );
+        let one_positive = v(&["positive (qualifier value)", "negative (qualifier value)"]);
+        assert_eq!(
+            result_lead(&one_positive, "positive").as_deref(),
+            Some("Yes: 1 of 2 results on record is positive. ")
+        );
+        // "Not detected" is no detection; a value that says neither answers neither way.
+        assert_eq!(
+            result_lead(&v(&["detected (qualifier value)"]), "negative").as_deref(),
+            Some("No: the result on record is positive. ")
+        );
+        assert_eq!(
+            result_lead(&v(&["cloudy urine (finding)"]), "positive"),
+            None
+        );
     }
 }
