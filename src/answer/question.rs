@@ -688,6 +688,14 @@ enum Asked {
 const ENCOUNTER_TERMS: &[&str] = &["inpatient", "emergency", "encounter", "admission"];
 
 impl QuestionAnalysis {
+    /// Whether `day` lies in the period the question asks about: one of its months, from
+    /// `since`, before `before` (every day when it names none).
+    pub fn in_period(&self, day: NaiveDate) -> bool {
+        (self.months.is_empty() || day.with_day(1).is_some_and(|m| self.months.contains(&m)))
+            && self.since.is_none_or(|since| day >= since)
+            && self.before.is_none_or(|before| day < before)
+    }
+
     /// What a fact must name to stand for a "yes": [`QuestionAnalysis::yes_items`] without its
     /// occasions ("a clot during the covid admission": the admission alone is no clot), unless
     /// nothing else is asked.
@@ -2577,6 +2585,19 @@ mod tests {
             .filter(|t| is_concept(t))
             .all(|t| t == "viral" || t == "sinusiti"));
         assert_eq!(onset.months.len(), 12);
+    }
+
+    #[test]
+    fn a_day_is_in_the_period_asked() {
+        let none = BTreeSet::new();
+        let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        let oct = analyze("lung function tested in oct 2020?", &none);
+        assert!(oct.in_period(day("2020-10-17")));
+        assert!(!oct.in_period(day("2020-11-02")));
+        let since = analyze("drug screens since 2018?", &none);
+        assert!(since.in_period(day("2019-01-01")));
+        assert!(!since.in_period(day("2017-12-31")));
+        assert!(analyze("drug screens?", &none).in_period(day("1990-05-05")));
     }
 
     #[test]

@@ -371,15 +371,7 @@ impl AnswerEngine {
                             &crate::answer::question::line_terms(&f.text),
                         )
                 })
-                .filter(|f| {
-                    analysis.months.is_empty()
-                        || f.day.is_some_and(|d| {
-                            analysis.months.iter().any(|m| {
-                                chrono::Datelike::year(m) == chrono::Datelike::year(&d)
-                                    && chrono::Datelike::month(m) == chrono::Datelike::month(&d)
-                            })
-                        })
-                })
+                .filter(|f| f.day.is_some_and(|d| analysis.in_period(d)))
                 .collect();
         let values: Vec<String> = facts.iter().filter_map(|f| result_value(&f.text)).collect();
         if values.is_empty() || values.len() != facts.len() {
@@ -673,6 +665,69 @@ impl AnswerEngine {
     }
 }
 
+/// Words that ask what a test found, not which test.
+const RESULT_WORDS: &[&str] = &["positive", "negative"];
+
+/// What a question asks a test to have found: "positive" or "negative", when it names one of
+/// them and something else to look for ("any positive drug screens?").
+fn asks_result(analysis: &QuestionAnalysis) -> Option<&'static str> {
+    let says = |w: &str| analysis.terms.iter().any(|t| t == w);
+    match (says("positive"), says("negative")) {
+        (true, false) => Some("positive"),
+        (false, true) => Some("negative"),
+        _ => None,
+    }
+}
+
+/// A test result's qualitative value, lower case ("negative (qualifier value)"), when it has
+/// one; `None` for a number.
+fn result_value(sentences: &str) -> Option<String> {
+    let value = sentences.split("Value is ").nth(1)?;
+    let value = value.split(". ").next()?.trim_end_matches('.');
+    value
+        .chars()
+        .next()
+        .is_some_and(char::is_alphabetic)
+        .then(|| value.to_lowercase())
+}
+
+/// "Yes." when a result says what was asked, "No." when every result says otherwise, with the
+/// results' count: the results follow, so the reader sees what the lead stands on. `None` when
+/// a value says neither ("cloudy urine") and none says what was asked.
+fn result_lead(values: &[String], wanted: &str) -> Option<String> {
+    let reads = |v: &String| -> Option<&'static str> {
+        if v.contains("not detected") || v.contains("negative") {
+            Some("negative")
+        } else if v.contains("detected") || v.contains("positive") {
+            Some("positive")
+        } else {
+            None
+        }
+    };
+    let read: Vec<Option<&str>> = values.iter().map(reads).collect();
+    let n = values.len();
+    let results = if n == 1 { "result" } else { "results" };
+    let matching = read.iter().filter(|r| **r == Some(wanted)).count();
+    if matching > 0 {
+        let verb = if matching == 1 { "is" } else { "are" };
+        Some(format!(
+            "Yes: {matching} of {n} {results} on record {verb} {wanted}. "
+        ))
+    } else if read.iter().all(Option::is_some) {
+        let other = if wanted == "positive" {
+            "negative"
+        } else {
+            "positive"
+        };
+        Some(match n {
+            1 => format!("No: the result on record is {other}. "),
+            _ => format!("No: all {n} results on record are {other}. "),
+        })
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -751,74 +806,6 @@ mod tests {
             &known
         ));
     }
-}
-
-/// Words that ask what a test found, not which test.
-const RESULT_WORDS: &[&str] = &["positive", "negative"];
-
-/// What a question asks a test to have found: "positive" or "negative", when it names one of
-/// them and something else to look for ("any positive drug screens?").
-fn asks_result(analysis: &QuestionAnalysis) -> Option<&'static str> {
-    let says = |w: &str| analysis.terms.iter().any(|t| t == w);
-    match (says("positive"), says("negative")) {
-        (true, false) => Some("positive"),
-        (false, true) => Some("negative"),
-        _ => None,
-    }
-}
-
-/// A test result's qualitative value, lower case ("negative (qualifier value)"), when it has
-/// one; `None` for a number.
-fn result_value(sentences: &str) -> Option<String> {
-    let value = sentences.split("Value is ").nth(1)?;
-    let value = value.split(". ").next()?.trim_end_matches('.');
-    value
-        .chars()
-        .next()
-        .is_some_and(char::is_alphabetic)
-        .then(|| value.to_lowercase())
-}
-
-/// "Yes." when a result says what was asked, "No." when every result says otherwise, with the
-/// results' count: the results follow, so the reader sees what the lead stands on. `None` when
-/// a value says neither ("cloudy urine") and none says what was asked.
-fn result_lead(values: &[String], wanted: &str) -> Option<String> {
-    let reads = |v: &String| -> Option<&'static str> {
-        if v.contains("not detected") || v.contains("negative") {
-            Some("negative")
-        } else if v.contains("detected") || v.contains("positive") {
-            Some("positive")
-        } else {
-            None
-        }
-    };
-    let read: Vec<Option<&str>> = values.iter().map(reads).collect();
-    let n = values.len();
-    let results = if n == 1 { "result" } else { "results" };
-    let matching = read.iter().filter(|r| **r == Some(wanted)).count();
-    if matching > 0 {
-        let verb = if matching == 1 { "is" } else { "are" };
-        Some(format!(
-            "Yes: {matching} of {n} {results} on record {verb} {wanted}. "
-        ))
-    } else if read.iter().all(Option::is_some) {
-        let other = if wanted == "positive" {
-            "negative"
-        } else {
-            "positive"
-        };
-        Some(match n {
-            1 => format!("No: the result on record is {other}. "),
-            _ => format!("No: all {n} results on record are {other}. "),
-        })
-    } else {
-        None
-    }
-}
-
-#[cfg(test)]
-mod result_tests {
-    use super::*;
 
     #[test]
     fn a_result_question_is_answered_by_the_values() {
