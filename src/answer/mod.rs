@@ -12,6 +12,7 @@
 //! - [`synthesis`]: the Synthesis agent (generalized candidate facts, selection, ranges, query).
 //! - [`review`]: the Review agent (rules, bounded corrections, refusal).
 //! - [`trend`]: which way one reading of one patient went over the years.
+//! - [`stay`]: how long a hospital stay lasted (its wards joined into one stay).
 //! - [`respond`]: answering from the synthetic document (model prompt or template).
 //! - [`engine`]: one query through all of the above (one file per disclosure path), the guard
 //!   and the audit table.
@@ -30,6 +31,7 @@ pub mod respond;
 pub mod review;
 pub mod search;
 pub mod spelling;
+pub mod stay;
 pub mod synthesis;
 pub mod trend;
 mod words;

@@ -610,6 +610,8 @@ pub struct QuestionAnalysis {
     pub asks_age: bool,
     /// Whether it asks about its patient's death: when, or of what ([`asks_death`]).
     pub asks_death: bool,
+    /// Whether it asks how long a hospital stay lasted ([`asks_stay`]).
+    pub asks_stay: bool,
     /// Whether it asks which way a reading went over the years ([`crate::answer::trend::asked`]).
     pub trend: Option<crate::answer::trend::Asked>,
     /// Whether it asks for the highest or the lowest of a reading ([`extreme`]).
@@ -1048,6 +1050,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let (form, now) = answer_form(question);
     // What it asks of a record as a whole, read from the words as written.
     let (asks_age, asks_death) = (self::asks_age(question), self::asks_death(question));
+    let asks_stay = self::asks_stay(question);
     let dated_by_death = self::dated_by_death(question);
     let (trend, extreme) = (
         crate::answer::trend::asked(question),
@@ -1439,6 +1442,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         from_lexicon,
         asks_age,
         asks_death,
+        asks_stay,
         trend,
         extreme,
         asks_cause: ASKS_CAUSE.is_match(&question),
@@ -1630,6 +1634,67 @@ static ABOUT_DEATH: LazyLock<Regex> = LazyLock::new(|| {
 pub fn asks_death(question: &str) -> bool {
     DEATH.is_match(question)
         && (!DEATH_AS_A_TIME.is_match(question) || ABOUT_DEATH.is_match(question))
+}
+
+/// "How long", "how many days (nights)", "number of days", "length of stay", "LOS", "days in
+/// ICU": a length asked.
+static STAY_LENGTH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bhow\s+long\b|\bhow\s+many\s+(?:days|nights)\b|\b(?:number|no\.?)\s+of\s+(?:days|nights)\b|(?:^|\s)#\s*(?:of\s+)?(?:days|nights)\b|\blength\s+of\s+(?:the\s+|her\s+|his\s+)?(?:stay|admission|hospitali[sz]ation)\b|\bLOS\b|\b(?:days|nights)\s+(?:in|on)\s+(?:the\s+)?(?:hospital|icu|itu|ward|intensive)\b",
+    )
+    .expect("valid regex")
+});
+/// A hospital stay: "in hospital", "admitted", "inpatient", "ICU", "in with covid".
+static STAY_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:hospital|hospitali[sz](?:ed|ation)|admission|admissions|admitted|admit|inpatient|icu|itu|intensive\s+care|stay|stayed|ward|los|in\s+(?:with|for))\b",
+    )
+    .expect("valid regex")
+});
+
+/// Whether a question asks how long a hospital stay lasted ("how many nights was he in with
+/// covid?", "LOS for her covid admission"); not how long a condition or a drug lasted.
+pub fn asks_stay(question: &str) -> bool {
+    STAY_LENGTH.is_match(question) && STAY_CONTEXT.is_match(question)
+}
+
+/// Whether a term (canonical) only says a stay and its length ("hospital", "admitted",
+/// "nights"), not what the stay was for.
+pub fn is_stay_word(term: &str) -> bool {
+    static WORDS: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+        [
+            "hospital",
+            "hospitals",
+            "inpatient",
+            "admission",
+            "admissions",
+            "admitted",
+            "admit",
+            "stay",
+            "stays",
+            "stayed",
+            "ward",
+            "los",
+            "length",
+            "long",
+            "day",
+            "days",
+            "night",
+            "nights",
+            "many",
+            "number",
+            "total",
+            "in",
+            "before",
+            "died",
+            "death",
+            "isolation",
+        ]
+        .iter()
+        .map(|w| canonical(w))
+        .collect()
+    });
+    WORDS.contains(term)
 }
 
 /// Whether the patient's death only dates what the question asks ("her last HbA1c before she
@@ -2236,6 +2301,32 @@ pub enum Extreme {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stay_length_is_asked_of_a_stay() {
+        for asked in [
+            "how many days was Stevie in hospital with covid?",
+            "how many nights was he in with covid?",
+            "Chi - number of days in ICU before she died?",
+            "how long was Quincy in ICU?",
+            "LOS for Mrs. Parisian's covid admission, and when was it?",
+            "Mr. Welch's covid admission - how long?",
+            "length of stay for her appendicitis?",
+            "total days in hospital in 2020?",
+        ] {
+            assert!(asks_stay(asked), "{asked}");
+        }
+        for other in [
+            "how long has she had diabetes?",
+            "how many days of amoxicillin was she prescribed?",
+            "how long has he been on metformin?",
+            "when was she admitted with covid?",
+        ] {
+            assert!(!asks_stay(other), "{other}");
+        }
+        assert!(is_stay_word(&canonical("nights")) && is_stay_word(&canonical("hospital")));
+        assert!(!is_stay_word(&canonical("covid")) && !is_stay_word(&canonical("intensive")));
+    }
 
     #[test]
     fn every_word_read_as_a_term_holds_one_of_its_substrings() {

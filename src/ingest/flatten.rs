@@ -1002,10 +1002,15 @@ fn encounter_class(code: &str) -> String {
     }
 }
 
-/// A visit, a stay or an emergency: what kind (type and class) and why, dated by its start (the
-/// end stays out of the sentences: a newborn's first stay ends on a day the vault holds). Who
-/// took part (practitioners, locations) is left out: names belong to the vault, not documents.
+/// A visit, a stay or an emergency: what kind (type and class), why, and for a stay over at
+/// least one night how many days it lasted ("how long was she in with covid?"), dated by its
+/// start. The end date itself stays out of the sentences (a newborn's first stay ends on a day
+/// the vault holds); a length is no date. Who took part (practitioners, locations) is left
+/// out: names belong to the vault, not documents.
 fn encounter(patient: String, r: &Encounter, reasons: &[String]) -> Fact {
+    let period = r.period.as_deref();
+    let start = period.and_then(|p| date_time(p.start.as_ref()));
+    let end = period.and_then(|p| date_time(p.end.as_ref()));
     let mut s = Sentences::new();
     s.say("Encounter", concepts(&r.r#type))
         .say(
@@ -1013,12 +1018,22 @@ fn encounter(patient: String, r: &Encounter, reasons: &[String]) -> Fact {
             code(r.class.code.as_ref()).map(|c| encounter_class(&c)),
         )
         .say("Status", code(Some(&r.status)))
-        .say("Reason", reason(&r.reason_code, reasons));
-    let when = r
-        .period
-        .as_deref()
-        .and_then(|p| date_time(p.start.as_ref()));
-    dated_fact(patient, "Encounter", when, s.done())
+        .say("Reason", reason(&r.reason_code, reasons))
+        .say(
+            "Length of stay",
+            stay_days(start.as_deref(), end.as_deref()).map(|n| match n {
+                1 => "1 day".to_string(),
+                n => format!("{n} days"),
+            }),
+        );
+    dated_fact(patient, "Encounter", start, s.done())
+}
+
+/// The days between a stay's first and last local dates (the nights spent), when both are
+/// full dates and it spans at least one night; a visit within one day has no length of stay.
+fn stay_days(start: Option<&str>, end: Option<&str>) -> Option<i64> {
+    let days = (local_date(end?)? - local_date(start?)?).num_days();
+    (days >= 1).then_some(days)
 }
 
 fn diagnostic_report(patient: String, r: &DiagnosticReport) -> Fact {
@@ -1624,6 +1639,36 @@ mod tests {
         let parsed = parse_message(json.as_bytes(), ParseLimits::default()).unwrap();
         assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
         flatten_parsed(&parsed, FreeText::Drop)
+    }
+
+    #[test]
+    fn a_stay_says_how_many_days_it_lasted() {
+        let json = r#"{"resourceType": "Bundle", "type": "collection", "entry": [
+          {"fullUrl": "urn:uuid:p1", "resource": {"resourceType": "Patient", "id": "p1"}},
+          {"resource": {"resourceType": "Encounter", "id": "stay", "status": "finished",
+             "class": {"code": "IMP"}, "subject": {"reference": "urn:uuid:p1"},
+             "period": {"start": "2020-02-25T23:10:00-05:00", "end": "2020-03-05T08:00:00-05:00"}}},
+          {"resource": {"resourceType": "Encounter", "id": "visit", "status": "finished",
+             "class": {"code": "AMB"}, "subject": {"reference": "urn:uuid:p1"},
+             "period": {"start": "2020-02-25T09:00:00-05:00", "end": "2020-02-25T09:15:00-05:00"}}},
+          {"resource": {"resourceType": "Encounter", "id": "open", "status": "in-progress",
+             "class": {"code": "IMP"}, "subject": {"reference": "urn:uuid:p1"},
+             "period": {"start": "2020-02-25T09:00:00-05:00"}}}
+        ]}"#;
+        let f = parsed(json);
+        // Local dates, as written: February 2020 had 29 days, so 9 nights.
+        assert_eq!(
+            sentences_of(&f, "stay"),
+            "Class is inpatient. Status is finished. Length of stay is 9 days."
+        );
+        // A visit within one day, and a stay not yet over, have no length.
+        assert!(!sentences_of(&f, "visit").contains("Length"));
+        assert!(!sentences_of(&f, "open").contains("Length"));
+        assert_eq!(
+            stay_days(Some("2020-02-28"), Some("2020-02-29T01:00:00Z")),
+            Some(1)
+        );
+        assert_eq!(stay_days(Some("2020-03"), Some("2020-03-09")), None);
     }
 
     #[test]

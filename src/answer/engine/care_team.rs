@@ -130,6 +130,12 @@ impl AnswerEngine {
             resolution.patients.push(patient);
         }
         work.timings.search_ms = search_started.elapsed().as_millis() as u64;
+        if let ([patient], true) = (resolution.patients.as_slice(), analysis.asks_stay) {
+            if let Some(reply) = self.stay(*patient, &analysis, work).await? {
+                work.patients.insert(*patient);
+                return Ok(reply);
+            }
+        }
         if let ([patient], Some(asked)) = (resolution.patients.as_slice(), first.trend) {
             if let Some(reply) = self.trend(*patient, &analysis, asked, work).await? {
                 work.patients.insert(*patient);
@@ -395,6 +401,62 @@ impl AnswerEngine {
             .answer_document(document, analysis, &synthetic, Some(&lead), None, work)
             .await?;
         Ok(Some(reply))
+    }
+
+    /// "How many nights was he in with covid?", "how long was she in ICU?": the stays of the
+    /// patient's record that name what the question names (any stay when it names nothing but
+    /// the stay), in its period, each with its length ([`crate::answer::stay`]). `None`, with
+    /// nothing settled, when no stay with a length answers (a store ingested before lengths
+    /// were kept, a stay named by something else than its wards and reasons).
+    pub(super) async fn stay(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+        work: &mut Work,
+    ) -> Result<Option<Reply>, AnswerError> {
+        use crate::answer::question::{
+            asks_concept, holds_term, is_concept, is_stay_word, line_terms, names_concept,
+        };
+        let mut items = analysis.clone();
+        for phrase in &mut items.phrases {
+            phrase.retain(|t| !is_stay_word(t));
+        }
+        items.phrases.retain(|p| !p.is_empty());
+        items.terms.retain(|t| !is_stay_word(t));
+        let named = asks_concept(&items);
+        let facts = search::dated_facts(self.store.pool(), patient, &["Encounter"]).await?;
+        // Every concept named, each held by the stay ("in ICU with covid": the intensive-care
+        // part, not the isolation ward before it, though both give covid as their reason).
+        let parts = crate::answer::stay::parts(&facts, |sentences| {
+            let words = line_terms(sentences);
+            !named
+                || (names_concept(&items, &words)
+                    && items.phrases.iter().all(|phrase| {
+                        phrase
+                            .iter()
+                            .filter(|t| is_concept(t))
+                            .all(|t| holds_term(&words, t))
+                    }))
+        });
+        let stays: Vec<Vec<crate::answer::stay::Part>> = crate::answer::stay::stays(&parts)
+            .into_iter()
+            .filter(|stay| stay.iter().any(|p| analysis.in_period(p.day)))
+            .collect();
+        let said = crate::answer::stay::sentence(&stays);
+        if said.is_empty() {
+            return Ok(None);
+        }
+        work.trace.retrieved = facts
+            .iter()
+            .filter(|f| f.text.contains("Length of stay is "))
+            .map(|f| f.text.clone())
+            .collect();
+        let line = format!("The patient, overall record: {said}");
+        let synthetic = "How long did the patient's hospital stay last?".to_string();
+        let template = format!("From the de-identified record (dates by month): {said}.");
+        Ok(Some(
+            self.answer_line(line, synthetic, template, work).await?,
+        ))
     }
 
     /// "What is she on for her osteoporosis?", "procedures for her breast cancer": the facts
