@@ -462,17 +462,14 @@ async fn concept_facts(
         .collect())
 }
 
-/// The patients of `scope` with a fact the filter admits (see [`concept_facts`]).
-pub(crate) async fn concept_patients(
+/// Each patient of `scope` with a fact the filter admits, and how many it admits (see
+/// [`concept_facts`]): "patients with two varicella doses" keeps those with two or more.
+pub(crate) async fn concept_patient_events(
     pool: &PgPool,
     scope: &Scope,
     filter: &ConceptFilter<'_>,
-) -> Result<Vec<i64>, StoreError> {
-    Ok(concept_facts(pool, scope.keys(), filter)
-        .await?
-        .into_iter()
-        .map(|(patient, _)| patient)
-        .collect())
+) -> Result<Vec<(i64, i64)>, StoreError> {
+    concept_facts(pool, scope.keys(), filter).await
 }
 
 /// How many facts of one patient the filter admits: the events a "how many" question counts,

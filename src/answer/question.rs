@@ -345,6 +345,25 @@ fn excluded_spans(question: &str) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// Where `question` says a patient never had something: "never had X", "never been on X",
+/// "never received X", "without (ever having) X", each up to the end of its clause: where the
+/// words that say "never" are, and where what was never had is.
+fn negations(question: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    static NEVER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)\b(?:never\s+(?:been\s+)?(?:had|on|given|prescribed|received|got|gotten|taken|used|vaccinated(?:\s+(?:with|against|for))?)|without(?:\s+ever)?(?:\s+having)?(?:\s+had)?)\s+([^,;:?.!()]+)",
+        )
+        .expect("valid regex")
+    });
+    NEVER
+        .captures_iter(question)
+        .filter_map(|c| {
+            let (all, what) = (c.get(0)?, c.get(1)?);
+            Some((all.start()..what.start(), what.range()))
+        })
+        .collect()
+}
+
 /// A class's members stand alone in the phrases: a word written next to the class ("tetanus
 /// jab", "COPD dx date") says the kind of fact or the time, and joined to the first or last
 /// member it would be required of that member alone ("dtap immunization").
@@ -584,6 +603,11 @@ pub struct QuestionAnalysis {
     /// "(not the covid viral sepsis)"): never a concept it asks about, and left out of a
     /// ranking.
     pub excluded: Vec<Vec<String>>,
+    /// Phrases the question says a patient never had ("hypertensives who have never had
+    /// lisinopril", "asthmatics without an inhaler"): still among its phrases (a care team's
+    /// "has she never had a colonoscopy?" asks about one), but a cohort count leaves out the
+    /// patients who have them.
+    pub negated: Vec<Vec<String>>,
     /// Terms the lexicon brought in ("deep", "venous", "thrombosi" for "DVT"), members of its
     /// classes aside: the records' name of what the question asked, kept whole by
     /// [`QuestionAnalysis::keep_known`].
@@ -610,6 +634,10 @@ pub struct QuestionAnalysis {
     pub asks_age: bool,
     /// Whether it asks about its patient's death: when, or of what ([`asks_death`]).
     pub asks_death: bool,
+    /// How many events of its concept each patient must have ("pts with 2 varicella doses",
+    /// "both zoster doses", "complete HPV course (3 doses)"): a cohort counts the patients
+    /// with at least that many. None for one or for no number.
+    pub at_least: Option<usize>,
     /// Whether it asks how long a hospital stay lasted ([`asks_stay`]).
     pub asks_stay: bool,
     /// Whether it asks which way a reading went over the years ([`crate::answer::trend::asked`]).
@@ -877,7 +905,35 @@ pub enum AnswerForm {
 /// many; it names nothing.
 static COUNT_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:n|count|total|tally|(?:total|number\s+of)\s+(?:sessions|visits|times|episodes|entries|doses|admissions|courses|deliveries|attendances))\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
+        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:n(?:\s+(?:pts|patients|people|cases))?|count|total|tally|(?:total|number\s+of)\s+(?:sessions|visits|times|episodes|entries|doses|admissions|courses|deliveries|attendances))\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
+    )
+    .expect("valid regex")
+});
+
+/// "Influenza vaccine count?", "IPV doses total?", "depression screens, total?", "flu jab
+/// count for Marco": "count" or "total" right after a word of events (never "platelet count",
+/// "cholesterol total"). Group 1 keeps the events' word.
+static COUNT_AFTER_EVENTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(vaccines?|vaccinations?|immuni[sz]ations?|jabs?|shots?|doses?|boosters?|visits?|attendances?|admissions?|screens?|screenings?|episodes?|sessions?|courses?|deliveries|x-rays?|scans?)\s*,?\s+(?:count|total|tally)\b",
+    )
+    .expect("valid regex")
+});
+
+/// "2 varicella doses", "both zoster doses", "at least three HPV shots", "(3 doses)": how
+/// many events of a concept a patient must have. Group 1 is the number, group 2 the words
+/// between it and the doses (the concept, kept).
+static AT_LEAST_DOSES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:at\s+least\s+|all\s+)?(2|3|4|5|two|three|four|five|both)\s+((?:[a-z][\w-]*\s+){0,2}?)(?:doses|shots|jabs|vaccinations|injections)\b",
+    )
+    .expect("valid regex")
+});
+
+/// "One dose or two?", "one or more?", "just the one dose?": how many asked as a choice.
+static ONE_OR_MORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bone\s+(?:dose|shot|jab|visit|episode|course)?\s*or\s+(?:two|2|more|several|both)\b",
     )
     .expect("valid regex")
 });
@@ -910,6 +966,8 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
         || lower.contains("how often")
         || NUMBER_SIGN.is_match(&lower)
         || COUNT_CLAUSE.is_match(&lower)
+        || COUNT_AFTER_EVENTS.is_match(&lower)
+        || ONE_OR_MORE.is_match(&lower)
     {
         return (AnswerForm::Count, now);
     }
@@ -1068,6 +1126,21 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     });
     let question = TOTAL_COUNT.replace_all(&question, "$1$2").into_owned();
     let question = COUNT_CLAUSE.replace_all(&question, " ").into_owned();
+    let question = COUNT_AFTER_EVENTS
+        .replace_all(&question, "$1 ")
+        .into_owned();
+    let question = ONE_OR_MORE.replace_all(&question, " ").into_owned();
+    let at_least =
+        AT_LEAST_DOSES
+            .captures(&question)
+            .and_then(|c| match c[1].to_lowercase().as_str() {
+                "2" | "two" | "both" => Some(2),
+                "3" | "three" => Some(3),
+                "4" | "four" => Some(4),
+                "5" | "five" => Some(5),
+                _ => None,
+            });
+    let question = AT_LEAST_DOSES.replace_all(&question, " $2 ").into_owned();
     // "osteoarthritis of any joint", "(any type)": a qualifier that widens, never a concept a
     // fact must also name.
     static ANY_KIND: LazyLock<Regex> = LazyLock::new(|| {
@@ -1295,6 +1368,22 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     if !excluded.is_empty() {
         terms.retain(|t| phrases.iter().flatten().any(|p| p == t));
     }
+    // "Never had X": the words that say "never" name nothing; X is never had.
+    let (verbs, never): (Vec<_>, Vec<_>) = negations(&question).into_iter().unzip();
+    let said_never = take_phrases(&mut phrases, &mut phrase_starts, |_, at| {
+        verbs
+            .iter()
+            .any(|span: &std::ops::Range<usize>| span.contains(&at))
+    });
+    if !said_never.is_empty() {
+        terms.retain(|t| phrases.iter().flatten().any(|p| p == t));
+    }
+    let negated: Vec<Vec<String>> = phrases
+        .iter()
+        .zip(&phrase_starts)
+        .filter(|(_, at)| never.iter().any(|span| span.contains(*at)))
+        .map(|(phrase, _)| phrase.clone())
+        .collect();
     let context = context_clauses(&question);
     let asides: Vec<usize> = phrase_starts
         .iter()
@@ -1439,10 +1528,12 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         written,
         classes,
         excluded,
+        negated,
         from_lexicon,
         asks_age,
         asks_death,
         asks_stay,
+        at_least,
         trend,
         extreme,
         asks_cause: ASKS_CAUSE.is_match(&question),
@@ -1587,7 +1678,7 @@ static AGE_WORD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bage\b").expect("valid regex"));
 /// An age at an event, or a reading for one's age: not the patient's age now.
 static AGE_AT_EVENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bat\s+what\s+age\b|\bat\s+(?:the\s+)?age\b|\bage\s+(?:at|when|of\s+onset|of\s+diagnosis)\b|\bfor\s+(?:her|his|their|its)\s+age\b")
+    Regex::new(r"(?i)\bat\s+what\s+age\b|\bat\s+(?:the\s+)?age\b|\bage\s+(?:at|when|of\s+onset|of\s+diagnosis)\b|\bfor\s+(?:her|his|their|its)\s+age\b|\b(?:for|per)[\s-]+age\b")
         .expect("valid regex")
 });
 
@@ -2301,6 +2392,78 @@ pub enum Extreme {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_said_after_the_events_and_doses_per_patient() {
+        let none = BTreeSet::new();
+        for asked in [
+            "gary influenza vaccine count?",
+            "Valerie IPV doses total?",
+            "ayesha - depression screens, total?",
+            "flu jab count for Marco?",
+            "Glen - varicella: one dose or two?",
+        ] {
+            let analysis = analyze(asked, &none);
+            assert_eq!(analysis.form, AnswerForm::Count, "{asked}");
+            assert!(
+                !analysis
+                    .terms
+                    .iter()
+                    .any(|t| ["count", "total", "one", "two"].contains(&t.as_str())),
+                "{asked}: {:?}",
+                analysis.terms
+            );
+        }
+        for asked in [
+            "ankle x-rays: n pts?",
+            "viral sinusitis with onset in 2016 - n pts?",
+        ] {
+            assert_eq!(analyze(asked, &none).form, AnswerForm::Count, "{asked}");
+        }
+        // A reading's own count stays a reading.
+        let platelets = analyze("latest platelet count?", &none);
+        assert_ne!(platelets.form, AnswerForm::Count);
+        assert!(platelets.terms.iter().any(|t| t == "count"));
+
+        for (asked, n) in [
+            ("pts with 2 varicella doses on record?", Some(2)),
+            ("both zoster doses - how many pts?", Some(2)),
+            (
+                "complete HPV course (3 doses) - number of patients?",
+                Some(3),
+            ),
+            ("how many patients had a flu shot in 2019?", None),
+        ] {
+            let analysis = analyze(asked, &none);
+            assert_eq!(analysis.at_least, n, "{asked}");
+        }
+        assert!(analyze("pts with 2 varicella doses on record?", &none)
+            .terms
+            .contains(&"varicella".to_string()));
+    }
+
+    #[test]
+    fn what_a_patient_never_had_is_negated_not_asked() {
+        let none = BTreeSet::new();
+        let analysis = analyze("hypertensives who have never had lisinopril - n?", &none);
+        assert_eq!(analysis.negated, [vec!["lisinopril".to_string()]]);
+        assert!(!analysis.terms.iter().any(|t| t == "never"));
+        assert!(analysis.phrases.iter().any(|p| p == &["lisinopril"]));
+        assert!(analyze("asthma patients without an inhaler", &none)
+            .negated
+            .iter()
+            .any(|p| p.iter().any(|t| t.starts_with("inhaler"))));
+        assert!(analyze("how many never smokers have COPD?", &none)
+            .negated
+            .is_empty());
+    }
+
+    #[test]
+    fn an_age_percentile_is_no_age_asked() {
+        assert!(!asks_age("Gary's BMI-for-age percentile, latest?"));
+        assert!(!asks_age("weight per age centile?"));
+        assert!(asks_age("Gary's age?"));
+    }
 
     #[test]
     fn a_stay_length_is_asked_of_a_stay() {

@@ -33,7 +33,7 @@ impl ForReason {
     /// None when the question gives no reason, or names something else than a kind or a
     /// concept to look for (a question about the condition itself).
     pub fn read(analysis: &QuestionAnalysis) -> Option<ForReason> {
-        if analysis.reasons.is_empty() || analysis.asks_cause {
+        if analysis.asks_cause {
             return None;
         }
         // A phrase's words that name something ("malignant neoplasm breast").
@@ -44,8 +44,29 @@ impl ForReason {
                 .cloned()
                 .collect()
         };
+        // "Ear infection 2014 - what abx?", "antibiotics in the ICU?": a class asked for beside
+        // another concept, with no "for": that concept is the occasion, as a reason would be.
+        let given = if analysis.reasons.is_empty() {
+            let member = |p: &Vec<String>| {
+                let concept = content(p);
+                !concept.is_empty() && concept.iter().all(|t| analysis.is_class_member(t))
+            };
+            let others: Vec<Vec<String>> = analysis
+                .phrases
+                .iter()
+                .filter(|p| !content(p).is_empty() && !member(p))
+                .cloned()
+                .collect();
+            let asks_a_class = analysis.phrases.iter().any(member);
+            if !asks_a_class || analysis.form == super::question::AnswerForm::Count {
+                return None;
+            }
+            others
+        } else {
+            analysis.reasons.clone()
+        };
         let mut reasons: Vec<Vec<String>> = Vec::new();
-        for reason in &analysis.reasons {
+        for reason in &given {
             let concept = content(reason);
             if concept.is_empty() {
                 continue;
@@ -117,11 +138,17 @@ impl ForReason {
     /// a drug started at the diagnosis). With `now`, only the active ones when any is active.
     /// The second value: whether any was chosen by its day alone (the reply says so).
     pub fn select(&self, facts: &[RetrievedDocument], now: bool) -> (Vec<usize>, bool) {
+        // The days of the condition, of a visit or a stay for it or named by it ("in the
+        // ICU"), and of a procedure named by it ("after his knee op").
         let days: BTreeSet<NaiveDate> = facts
             .iter()
             .filter(|f| {
                 self.names_condition(&f.text)
-                    || (f.text.starts_with("Encounter is ") && self.is_reason_of(&f.text))
+                    || (f.text.starts_with("Encounter is ")
+                        && (self.is_reason_of(&f.text)
+                            || self.names_a_reason_after(&f.text, "Encounter is ")))
+                    || (f.text.starts_with("Procedure is ")
+                        && self.names_a_reason_after(&f.text, "Procedure is "))
             })
             .filter_map(|f| f.day)
             .collect();
@@ -235,6 +262,48 @@ mod tests {
         assert_eq!(antibiotic.select(&facts, false), (vec![4], false));
         let meds = read("what meds is Yang on for the ear infection now?");
         assert_eq!(meds.select(&facts, true), (vec![5], false));
+    }
+
+    #[test]
+    fn a_class_beside_an_occasion_asks_what_was_given_then() {
+        let facts = facts();
+        // No "for": the ear infection is the occasion of the antibiotic asked for.
+        let antibiotic = read("Yang: ear infection 2013 - what abx?");
+        assert_eq!(antibiotic.select(&facts, false), (vec![4], false));
+        // A stay named by its ward: what was given the day it began.
+        let mut facts = facts;
+        for (id, text) in [
+            (
+                10,
+                "Encounter is Admission to intensive care unit (procedure). Class is inpatient.",
+            ),
+            (
+                11,
+                "Medication is vancomycin 1000 MG Injection. Status is active. Intent is order.",
+            ),
+        ] {
+            facts.push(RetrievedDocument {
+                document_id: id,
+                patient_key: 7,
+                day: Some("2020-03-02".parse().unwrap()),
+                text: text.into(),
+                score: 1.0,
+            });
+        }
+        let icu = read("Yang - antibiotics in the ICU?");
+        assert_eq!(icu.select(&facts, false), (vec![11], true));
+        // A class alone, or a count, names no occasion.
+        let names: BTreeSet<String> = ["yang".to_string()].into();
+        for question in [
+            "which antibiotics has Yang had?",
+            "how many antibiotics in the ICU?",
+        ] {
+            assert_eq!(
+                ForReason::read(&analyze(question, &names)),
+                None,
+                "{question}"
+            );
+        }
     }
 
     #[test]

@@ -229,9 +229,11 @@ impl AnswerEngine {
             .len()
             + analysis.classes.len()
             >= 2;
-        if analysis.form == crate::answer::question::AnswerForm::Count
-            && (timed || concept_only || several)
-        {
+        // "Pts with 2 varicella doses on record?": a number of doses per patient asks how
+        // many patients have them, "how many" or not.
+        let counts = analysis.form == crate::answer::question::AnswerForm::Count
+            || analysis.at_least.is_some();
+        if counts && (timed || concept_only || several || analysis.at_least.is_some()) {
             if let Some(reply) = self
                 .concept_count(requester, scope, analysis, population, known)
                 .await?
@@ -289,9 +291,7 @@ impl AnswerEngine {
         )
         .await?;
         // No cohort by the condition reading: a "how many" may still name another concept.
-        if document.as_ref().is_none_or(|d| d.lines.is_empty())
-            && analysis.form == crate::answer::question::AnswerForm::Count
-        {
+        if document.as_ref().is_none_or(|d| d.lines.is_empty()) && counts {
             if let Some(reply) = self
                 .concept_count(requester, scope, analysis, population, known)
                 .await?
@@ -437,14 +437,27 @@ impl AnswerEngine {
         } else {
             kinds
         };
+        // "Pts with 2 varicella doses", "MenACWY booster (2nd dose)": patients with at least
+        // that many events of what is not a condition (every member of a class counted
+        // together: a PCV13 and a PPSV23 are two pneumococcal doses).
+        // An ordinal within a period ("a second MMR dose in 2015") is no count within it.
+        let period =
+            !analysis.months.is_empty() || analysis.since.is_some() || analysis.before.is_some();
+        let at_least = analysis
+            .at_least
+            .or(analysis.nth.filter(|_| !period))
+            .filter(|n| *n >= 2);
         let mut groups = Vec::new();
         for ((_, members), is_condition) in grouped.iter().zip(&is_condition) {
+            // Doses are given, not diagnosed ("both zoster doses": no shingles episode).
             let kinds = if *is_condition {
                 &["Condition"][..]
+            } else if at_least.is_some() && kinds.is_empty() {
+                &["Immunization", "MedicationRequest"][..]
             } else {
                 kinds
             };
-            let mut group: BTreeSet<i64> = BTreeSet::new();
+            let mut events: std::collections::BTreeMap<i64, i64> = Default::default();
             for member in members {
                 let filter = crate::answer::cohort::ConceptFilter {
                     terms: member,
@@ -454,30 +467,65 @@ impl AnswerEngine {
                     before: analysis.before,
                     active: analysis.now && (active_conditions || !is_condition),
                 };
-                group.extend(crate::answer::cohort::concept_patients(pool, scope, &filter).await?);
+                for (patient, n) in
+                    crate::answer::cohort::concept_patient_events(pool, scope, &filter).await?
+                {
+                    *events.entry(patient).or_default() += n;
+                }
             }
-            groups.push(group.into_iter().collect::<Vec<i64>>());
+            let least = match at_least {
+                Some(n) if !is_condition => n as i64,
+                _ => 1,
+            };
+            groups.push(
+                events
+                    .into_iter()
+                    .filter(|(_, n)| *n >= least)
+                    .map(|(patient, _)| patient)
+                    .collect::<Vec<i64>>(),
+            );
         }
-        let mut patients: BTreeSet<i64> = groups
-            .first()
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
+        // "Hypertensives who have never had lisinopril": the patients of every other group
+        // who are in none of the groups said never had; a count of those alone is not asked.
+        let negated: Vec<bool> = grouped
+            .iter()
+            .map(|(_, members)| members.iter().all(|m| analysis.negated.contains(m)))
             .collect();
-        for group in &groups[1..] {
+        if negated.iter().all(|n| *n) {
+            return Ok(None);
+        }
+        let mut patients: Option<BTreeSet<i64>> = None;
+        for (group, _) in groups.iter().zip(&negated).filter(|(_, n)| !**n) {
             let group: BTreeSet<i64> = group.iter().copied().collect();
-            patients = patients.intersection(&group).copied().collect();
+            patients = Some(match patients {
+                None => group,
+                Some(so_far) => so_far.intersection(&group).copied().collect(),
+            });
+        }
+        let mut patients = patients.unwrap_or_default();
+        for (group, _) in groups.iter().zip(&negated).filter(|(_, n)| **n) {
+            for patient in group {
+                patients.remove(patient);
+            }
         }
         let patients: Vec<i64> = patients.into_iter().collect();
         let patients = crate::answer::population::filter(pool, &patients, population).await?;
         let who = population.describe("patients");
         let mut described: Vec<String> = Vec::new();
-        for (written, _) in &grouped {
-            if !described.contains(written) {
-                described.push(written.clone());
+        for ((written, _), negated) in grouped.iter().zip(&negated) {
+            let written = if *negated {
+                format!("never {written}")
+            } else {
+                written.clone()
+            };
+            if !described.contains(&written) {
+                described.push(written);
             }
         }
-        let described = described.join(" and ");
+        let described = match at_least {
+            Some(n) => format!("{n} or more entries of {}", described.join(" and ")),
+            None => described.join(" and "),
+        };
         let mut when = String::new();
         if let (Some(first), Some(last)) = (analysis.months.first(), analysis.months.last()) {
             when = if first == last {
