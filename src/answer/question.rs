@@ -2459,6 +2459,25 @@ mod tests {
     }
 
     #[test]
+    fn pain_relief_asked_as_a_drug_is_the_analgesic_class() {
+        let none = BTreeSet::new();
+        for asked in [
+            "ka cut her foot in march 2020 - what was she given for pain?",
+            "rose wrist fracture dec 2012 - analgesia?",
+            "what is loree taking for pain at the moment?",
+        ] {
+            let analysis = analyze(asked, &none);
+            assert!(
+                analysis.is_class_member("ibuprofen") && analysis.is_class_member("meperidine"),
+                "{asked}: {analysis:?}"
+            );
+        }
+        // Pain as a reason for a visit stays a word of the record.
+        let visit = analyze("was she admitted for pain in 2019?", &none);
+        assert!(visit.classes.is_empty() && visit.terms.iter().any(|t| t == "pain"));
+    }
+
+    #[test]
     fn an_age_percentile_is_no_age_asked() {
         assert!(!asks_age("Gary's BMI-for-age percentile, latest?"));
         assert!(!asks_age("weight per age centile?"));
