@@ -448,7 +448,7 @@ impl AnswerEngine {
         }
         work.trace.retrieved = facts
             .iter()
-            .filter(|f| f.text.contains("Length of stay is "))
+            .filter(|f| crate::answer::stay::length(&f.text).is_some())
             .map(|f| f.text.clone())
             .collect();
         let line = format!("The patient, overall record: {said}");
