@@ -408,17 +408,7 @@ async fn concept_facts(
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    // A term of three letters or fewer is a word whole, or its plural: "td" is no "Tdap".
-    let patterns: Vec<String> = terms
-        .iter()
-        .map(|t| {
-            if t.chars().count() <= 3 {
-                format!(r"\m{t}(?:s|es)?\M")
-            } else {
-                format!(r"\m{t}")
-            }
-        })
-        .collect();
+    let patterns = term_patterns(&terms);
     // The index of the facts' words (`fact_words`, migrations 0015, 0017, 0018) finds the facts
     // that may hold every term; the regular expressions then decide.
     let words = terms
@@ -460,6 +450,28 @@ async fn concept_facts(
         .iter()
         .map(|r| (r.get("patient_key"), r.get("facts")))
         .collect())
+}
+
+/// The regular expressions (PostgreSQL's) a fact must match, one per term (a term's root). A
+/// term of three letters or fewer is a word whole, or its plural: "td" is no "Tdap". A word
+/// negated by "non-" is its opposite ("Non-urgent orthopedic admission" is no urgent care,
+/// "Non-small cell" no small cell), unless the question says "non" itself.
+fn term_patterns(terms: &[String]) -> Vec<String> {
+    let negation = if terms.iter().any(|t| t == "non") {
+        ""
+    } else {
+        "(?<!non-)"
+    };
+    terms
+        .iter()
+        .map(|t| {
+            if t.chars().count() <= 3 {
+                format!(r"{negation}\m{t}(?:s|es)?\M")
+            } else {
+                format!(r"{negation}\m{t}")
+            }
+        })
+        .collect()
 }
 
 /// Each patient of `scope` with a fact the filter admits, and how many it admits (see
@@ -1259,6 +1271,19 @@ pub async fn dp_aggregate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_term_never_matches_its_negation_or_inside_a_word() {
+        let terms: Vec<String> = ["urgent", "td"].iter().map(|t| t.to_string()).collect();
+        // PostgreSQL reads `(?<!non-)` as a negative lookbehind: "Non-urgent orthopedic
+        // admission" is no urgent care.
+        assert_eq!(
+            term_patterns(&terms),
+            [r"(?<!non-)\murgent", r"(?<!non-)\mtd(?:s|es)?\M"]
+        );
+        let asked: Vec<String> = ["non", "small"].iter().map(|t| t.to_string()).collect();
+        assert_eq!(term_patterns(&asked)[1], r"\msmall");
+    }
 
     #[test]
     fn groups_that_differ_by_fewer_than_k_share_a_part() {

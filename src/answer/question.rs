@@ -225,14 +225,17 @@ pub fn american_spelling(text: &str) -> String {
 /// records' words, and the words only the rewriting brought in (never names: "camila" for
 /// "birth control" is a drug, not a patient the care team listed).
 fn record_words(question: &str) -> (String, BTreeSet<String>) {
-    let (out, introduced, _) = record_words_and_classes(question);
+    let (out, introduced, _, _) = record_words_and_classes(question);
     (out, introduced)
 }
 
 /// [`record_words`], and the classes the lexicon rewrote: each the phrase as the question wrote
 /// it ("antihistamine") and its members' words ("loratadine", "cetirizine", …), any of which
-/// answers.
-fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Class>) {
+/// answers. Last, every word a rewriting wrote, whether or not the question wrote it too
+/// ("urgent care" is "urgent care clinic": a place, never an urgent request).
+fn record_words_and_classes(
+    question: &str,
+) -> (String, BTreeSet<String>, Vec<Class>, BTreeSet<String>) {
     let mut classes: Vec<Class> = Vec::new();
     // A phrase's rewriting is final: it stands in the text as one placeholder character (of a
     // private-use plane, removed from the question first) until every phrase has been read, so
@@ -289,6 +292,10 @@ fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Cl
             }
         }
     }
+    let rewritten: BTreeSet<String> = rewritings
+        .iter()
+        .flat_map(|r| crate::text::words(r))
+        .collect();
     let out: String = out
         .chars()
         .map(|c| match is_placeholder(c) {
@@ -303,7 +310,7 @@ fn record_words_and_classes(question: &str) -> (String, BTreeSet<String>, Vec<Cl
         .filter(|w| !asked.contains(w))
         .collect();
     classes.dedup();
-    (out, introduced, classes)
+    (out, introduced, classes, rewritten)
 }
 
 /// Removes the phrases `take` chooses (given each phrase and where it starts), with their
@@ -630,6 +637,11 @@ pub struct QuestionAnalysis {
     /// covid): left out of what a "yes" must stand on when the question asks about a stay or
     /// a visit.
     pub occasions: Vec<Vec<String>>,
+    /// How many phrases come before the dash of a note's yes/no clause ("Britteny in ICU with
+    /// covid - was she tubed?": two). Once the words the records use are known
+    /// ([`QuestionAnalysis::keep_known`]), they are the occasion when the clause after the dash
+    /// names a concept the records hold ("did she finish all 3?" names none).
+    pub before_dash: Option<usize>,
     /// Whether it asks how old its patient is ([`asks_age`]).
     pub asks_age: bool,
     /// Whether it asks about its patient's death: when, or of what ([`asks_death`]).
@@ -848,10 +860,15 @@ impl QuestionAnalysis {
                     || KIND_TERMS.contains(&t.as_str())
             });
         let mut index = 0usize;
+        let mut kept_before_dash = 0usize;
+        let before_dash = self.before_dash;
         self.phrases.retain(|phrase| {
             let aside = asides.contains(&index)
                 && (asking_names_subject
                     || !phrase.iter().any(|t| is_concept(t) && known.contains(t)));
+            if !aside && before_dash.is_some_and(|n| index < n) {
+                kept_before_dash += 1;
+            }
             index += 1;
             if aside {
                 dropped.extend(phrase.iter().cloned());
@@ -885,6 +902,22 @@ impl QuestionAnalysis {
         let still: BTreeSet<&String> = self.phrases.iter().flatten().collect();
         self.terms
             .retain(|t| !dropped.contains(t) || still.contains(t));
+        // The note before a yes/no clause's dash is its occasion when the clause names a
+        // concept: a word the records use, or one the lexicon brought ("tubed" is
+        // "endotracheal", a word too few records may hold to be known).
+        if before_dash.is_some() {
+            let (before, after) = self.phrases.split_at(kept_before_dash);
+            if after.iter().any(|p| {
+                p.iter()
+                    .any(|t| is_concept(t) && (known.contains(t) || self.from_lexicon.contains(t)))
+            }) {
+                for phrase in before {
+                    if phrase.iter().any(|t| is_concept(t)) && !self.occasions.contains(phrase) {
+                        self.occasions.push(phrase.clone());
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -900,12 +933,13 @@ pub enum AnswerForm {
     Count,
 }
 
-/// "… - n?", "… - count pls", "… - total?", "n=?", "Count the patients with …": a count asked
+/// "… - n?", "… - count pls", "… - total?", "… - distinct patients?", "n=?", "Count the
+/// patients with …": a count asked
 /// in a note's own shorthand, as a clause of its own (never "platelet count?"). It asks how
 /// many; it names nothing.
 static COUNT_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:n(?:\s+(?:pts|patients|people|cases))?|count|total|tally|(?:total|number\s+of)\s+(?:sessions|visits|times|episodes|entries|doses|admissions|courses|deliveries|attendances))\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
+        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:(?:n|number)(?:\s+(?:pts|patients|people|cases))?|(?:count|tally)(?:\s+of\s+(?:pts|patients|people|cases))?|total|(?:total|number\s+of)\s+(?:sessions|visits|times|episodes|entries|doses|admissions|courses|deliveries|attendances)|(?:distinct|different|unique|individual|separate)\s+(?:pts|patients|people|persons|individuals|children|kids|women|men|adults))\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
     )
     .expect("valid regex")
 });
@@ -1065,7 +1099,7 @@ impl Recency {
     fn of(word: &str) -> Option<Recency> {
         match word {
             "latest" | "recent" | "recently" | "last" | "newest" | "current" | "currently"
-            | "lately" => Some(Recency::Latest),
+            | "lately" | "final" => Some(Recency::Latest),
             "first" | "earliest" | "initial" | "initially" | "oldest" | "originally" => {
                 Some(Recency::Earliest)
             }
@@ -1114,7 +1148,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         crate::answer::trend::asked(question),
         self::extreme(question),
     );
-    let (question, introduced, classes) =
+    let (question, introduced, classes, rewritten) =
         record_words_and_classes(&crate::text::strip_control_sequences(question));
     // A SNOMED semantic tag copied with a name ("pneumonia (disorder)") says what kind of
     // concept it is, not which: "pneumonia (disorder)" asks what "pneumonia" asks.
@@ -1222,7 +1256,8 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         let has_letter = token.has_letter();
         let letters = word.chars().filter(|c| c.is_alphabetic()).count();
         let digits = word.chars().filter(|c| c.is_numeric()).count();
-        let stop = STOPWORDS.contains(&word) || REQUEST_WORDS.contains(&word);
+        let stop = STOPWORDS.contains(&word)
+            || (REQUEST_WORDS.contains(&word) && !rewritten.contains(word));
         let original = &question[token.start..token.end];
         // A month's name outside a date may be a given name ("April", "June", "August"): looked
         // up in the vault, never taken for a name on its own.
@@ -1422,6 +1457,26 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .filter(|(at, _)| gives_reason(&lower[..**at], Asked::Occasion))
         .map(|(_, phrase)| phrase.clone())
         .collect();
+    // "Britteny in ICU with covid - was she tubed?": a yes/no clause after a dash asks about
+    // what it names itself; the note before the dash may say on what occasion (see
+    // `before_dash`).
+    static DASH: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\s[-–—]+\s").expect("valid regex"));
+    let before_dash = match (form, DASH.find_iter(&lower).last()) {
+        (AnswerForm::YesNo, Some(dash))
+            if crate::text::words(&lower[dash.end()..])
+                .first()
+                .is_some_and(|w| YES_NO_OPENERS.contains(&w.as_str())) =>
+        {
+            Some(
+                phrase_starts
+                    .iter()
+                    .filter(|at| **at < dash.start())
+                    .count(),
+            )
+        }
+        _ => None,
+    };
     // "Since when does she have asthma": the onset, the first record of it.
     if lower.contains("since when") {
         recency.get_or_insert(Recency::Earliest);
@@ -1539,6 +1594,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         asks_cause: ASKS_CAUSE.is_match(&question),
         reasons,
         occasions,
+        before_dash,
         asks_series: {
             const SERIES: &[&str] = &[
                 "all",
@@ -2417,6 +2473,9 @@ mod tests {
         for asked in [
             "ankle x-rays: n pts?",
             "viral sinusitis with onset in 2016 - n pts?",
+            "flu jabs in 2016 - distinct patients?",
+            "sputum production recorded with covid - count of pts",
+            "covid pts who also had a sore throat - number?",
         ] {
             assert_eq!(analyze(asked, &none).form, AnswerForm::Count, "{asked}");
         }
@@ -2456,6 +2515,66 @@ mod tests {
         assert!(analyze("how many never smokers have COPD?", &none)
             .negated
             .is_empty());
+    }
+
+    #[test]
+    fn a_request_word_the_lexicon_wrote_is_a_term() {
+        let none = BTreeSet::new();
+        // "Urgent" asks for haste, except in the records' "Urgent care clinic".
+        let place = analyze(
+            "urgent care visits in 2012 - how many different pts?",
+            &none,
+        );
+        assert!(place.terms.iter().any(|t| t == "urgent"), "{place:?}");
+        let haste = analyze("Urgent: is she on warfarin?", &none);
+        assert!(!haste.terms.iter().any(|t| t == "urgent"), "{haste:?}");
+        // "Attend" is a visit, "final" the latest, "lost" the records' "Loss".
+        let visits = analyze("how many times did Ginny attend urgent care?", &none);
+        assert!(!visits.terms.iter().any(|t| t == "attend"), "{visits:?}");
+        let last = analyze("onita's final triglyceride result?", &none);
+        assert_eq!(last.recency, Some(Recency::Latest));
+        let taste = analyze("alva covid - did he lose his sense of taste?", &none);
+        assert!(
+            taste.terms.iter().any(|t| t == "loss") && taste.terms.iter().any(|t| t == "taste"),
+            "{taste:?}"
+        );
+    }
+
+    #[test]
+    fn a_note_before_a_yes_no_clause_is_its_occasion() {
+        let known: BTreeSet<String> = ["intensive", "care", "covid", "hpv", "enoxaparin"]
+            .iter()
+            .map(|w| canonical(w))
+            .collect();
+        // "Tubed" is the lexicon's "endotracheal": asked about, while the ICU stay with covid
+        // is when.
+        let mut tubed = analyze(
+            "Britteny in ICU with covid - was she tubed?",
+            &BTreeSet::new(),
+        );
+        assert_eq!(tubed.form, AnswerForm::YesNo);
+        tubed.keep_known(&known);
+        let support = tubed.yes_support();
+        assert_eq!(
+            support.phrases,
+            vec![vec!["endotracheal".to_string()]],
+            "{tubed:?}"
+        );
+        // A clause that names nothing of the records asks about the note itself.
+        for asked in [
+            "Isela gardasil - did she finish all 3? dates",
+            "enoxaparin - is it still showing as active for Alva?",
+        ] {
+            let mut analysis = analyze(asked, &BTreeSet::new());
+            analysis.keep_known(&known);
+            assert!(analysis.occasions.is_empty(), "{asked}: {analysis:?}");
+        }
+        // "Still on …?" asks yes or no.
+        let still = analyze(
+            "Karren S. - still taking clopidogrel after the stroke?",
+            &BTreeSet::new(),
+        );
+        assert_eq!((still.form, still.now), (AnswerForm::YesNo, true));
     }
 
     #[test]

@@ -597,12 +597,18 @@ pub(super) const CANONICAL: &[(&[&str], &str)] = &[
     (&["labs", "laboratory", "tests"], "lab"),
     (&["reports"], "report"),
     (&["visited", "visits", "visiting"], "visit"),
+    // "How many times did she attend urgent care?": a visit.
+    (&["attend", "attended", "attends", "attending"], "visit"),
     (&["plans"], "plan"),
+    // "Did he lose his sense of taste?", "lost her smell": the records' "Loss of taste".
+    (&["lose", "lost", "losing"], "loss"),
 ];
 
 /// Words that open a yes/no question.
 pub(super) const YES_NO_OPENERS: &[&str] = &[
     "is", "are", "does", "do", "did", "has", "have", "had", "was", "were", "any", "ever",
+    // "Still on warfarin?", "still taking clopidogrel after the stroke?".
+    "still",
 ];
 
 /// Words that ask whether something holds now ("still on", "currently").
@@ -623,6 +629,8 @@ pub(super) const GENERIC_TERMS: &[&str] = &[
     // fact is asked about, not what it is.
     "complete",
     "completed",
+    "finish",
+    "finished",
     "dose",
     // "How many bouts of bronchitis", "was it tested": how often or whether, not what.
     "bout",

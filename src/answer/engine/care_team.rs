@@ -130,6 +130,12 @@ impl AnswerEngine {
             resolution.patients.push(patient);
         }
         work.timings.search_ms = search_started.elapsed().as_millis() as u64;
+        if let [patient] = resolution.patients.as_slice() {
+            if let Some(reply) = self.no_admission(*patient, &analysis).await? {
+                work.patients.insert(*patient);
+                return Ok(reply);
+            }
+        }
         if let ([patient], true) = (resolution.patients.as_slice(), analysis.asks_stay) {
             if let Some(reply) = self.stay(*patient, &analysis, work).await? {
                 work.patients.insert(*patient);
@@ -401,6 +407,53 @@ impl AnswerEngine {
             .answer_document(document, analysis, &synthetic, Some(&lead), None, work)
             .await?;
         Ok(Some(reply))
+    }
+
+    /// "Hospitalised with his covid?", "any inpatient stays?", "how long was he in with the
+    /// pneumonia?" of a record with no inpatient encounter (in the period asked): there was no
+    /// admission, whatever else the question names, and the reply says so instead of listing
+    /// the other concept's facts. `None` when the question names no admission, or names another
+    /// place of care beside it ("admitted to the ER"), or the record holds one.
+    pub(super) async fn no_admission(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+    ) -> Result<Option<Reply>, AnswerError> {
+        use crate::answer::question::AnswerForm;
+        if !asks_admission(analysis) {
+            return Ok(None);
+        }
+        let terms = ["inpatient".to_string()];
+        let filter = crate::answer::cohort::ConceptFilter {
+            terms: &terms,
+            kinds: &["Encounter"],
+            months: &analysis.months,
+            since: analysis.since,
+            before: analysis.before,
+            active: false,
+        };
+        if crate::answer::cohort::concept_events(self.store.pool(), patient, &filter).await? > 0 {
+            return Ok(None);
+        }
+        let period = if analysis.months.is_empty()
+            && analysis.since.is_none()
+            && analysis.before.is_none()
+        {
+            ""
+        } else {
+            " in the period asked"
+        };
+        let absent = format!(
+            "No hospital admission (inpatient encounter) is on record for the patient{period}."
+        );
+        let synthetic = "Was the patient admitted to hospital?".to_string();
+        Ok(Some(
+            match analysis.form {
+                AnswerForm::YesNo => Reply::answered(format!("No. {absent}")),
+                _ => Reply::not_found(absent),
+            }
+            .asking(synthetic),
+        ))
     }
 
     /// "How many nights was he in with covid?", "how long was she in ICU?": the stays of the
@@ -732,6 +785,22 @@ const RESULT_WORDS: &[&str] = &["positive", "negative"];
 
 /// What a question asks a test to have found: "positive" or "negative", when it names one of
 /// them and something else to look for ("any positive drug screens?").
+/// Whether a question names a hospital admission ("hospitalised", "admitted", "inpatient stays")
+/// and no other place of care beside it ("admitted to the ER", "admitted to ICU").
+fn asks_admission(analysis: &QuestionAnalysis) -> bool {
+    const OTHER_PLACES: &[&str] = &[
+        "emergency",
+        "urgent",
+        "intensive",
+        "icu",
+        "ambulatory",
+        "outpatient",
+        "wellness",
+    ];
+    let has = |term: &str| analysis.terms.iter().any(|t| t == term);
+    has("inpatient") && !OTHER_PLACES.iter().any(|t| has(t))
+}
+
 fn asks_result(analysis: &QuestionAnalysis) -> Option<&'static str> {
     let says = |w: &str| analysis.terms.iter().any(|t| t == w);
     match (says("positive"), says("negative")) {
@@ -867,6 +936,31 @@ mod tests {
             &resolution(&[(1, &["mary", "smith"])]),
             &known
         ));
+    }
+
+    #[test]
+    fn an_admission_is_asked_alone_or_not_at_all() {
+        let none = BTreeSet::new();
+        for asked in [
+            "ernesto - hospitalised with his covid?",
+            "any hospital admission for him, covid or otherwise?",
+            "ka - any inpatient stays?",
+        ] {
+            assert!(
+                asks_admission(&crate::answer::question::analyze(asked, &none)),
+                "{asked}"
+            );
+        }
+        for asked in [
+            "was he admitted to the ER in 2019?",
+            "Britteny in ICU with covid - was she tubed?",
+            "covid - any fever?",
+        ] {
+            assert!(
+                !asks_admission(&crate::answer::question::analyze(asked, &none)),
+                "{asked}"
+            );
+        }
     }
 
     #[test]
