@@ -403,7 +403,8 @@ async fn concept_facts(
                 .filter(|c| c.is_alphanumeric())
                 .collect::<String>()
         })
-        .filter(|t| t.len() >= 2)
+        // One letter is a term only after "hep" ("Hep B"), a word whole (see `term_patterns`).
+        .filter(|t| !t.is_empty())
         .collect();
     if terms.is_empty() {
         return Ok(Vec::new());

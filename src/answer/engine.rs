@@ -764,6 +764,8 @@ impl AnswerEngine {
             // A class's members come from the lexicon ("gluconate" of an iron tablet): never
             // a typo.
             .filter(|t| !known.contains(*t) && !first.is_class_member(t))
+            // "Highest", "finished": how a fact is asked about, never a misspelt concept.
+            .filter(|t| super::question::is_concept(t))
             .map(|t| first.written.get(t).unwrap_or(t).clone())
             .filter(|w| super::spelling::may_be_misspelt(w) && !known.contains(w))
             .collect();

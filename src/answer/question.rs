@@ -353,12 +353,13 @@ fn excluded_spans(question: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// Where `question` says a patient never had something: "never had X", "never been on X",
-/// "never received X", "without (ever having) X", each up to the end of its clause: where the
+/// "never received X", "without (ever having) X", "with no X recorded", "no X on file" (at the
+/// start), each up to the end of its clause: where the
 /// words that say "never" are, and where what was never had is.
 fn negations(question: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
     static NEVER: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)\b(?:never\s+(?:been\s+)?(?:had|on|given|prescribed|received|got|gotten|taken|used|vaccinated(?:\s+(?:with|against|for))?)|without(?:\s+ever)?(?:\s+having)?(?:\s+had)?)\s+([^,;:?.!()]+)",
+            r"(?i)(?:\b(?:never\s+(?:been\s+)?(?:had|on|given|prescribed|received|got|gotten|taken|used|vaccinated(?:\s+(?:with|against|for))?)|without(?:\s+ever)?(?:\s+having)?(?:\s+had)?|(?:with|have|has|had)\s+no)|^\s*no)\s+([^,;:?.!()]+)",
         )
         .expect("valid regex")
     });
@@ -650,6 +651,9 @@ pub struct QuestionAnalysis {
     /// "both zoster doses", "complete HPV course (3 doses)"): a cohort counts the patients
     /// with at least that many. None for one or for no number.
     pub at_least: Option<usize>,
+    /// Whether [`QuestionAnalysis::at_least`] counts events of any kind ("3 or more episodes of
+    /// viral sinusitis": a condition's episodes too), not only doses given.
+    pub at_least_events: bool,
     /// Whether it asks how long a hospital stay lasted ([`asks_stay`]).
     pub asks_stay: bool,
     /// Whether it asks which way a reading went over the years ([`crate::answer::trend::asked`]).
@@ -964,6 +968,27 @@ static AT_LEAST_DOSES: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// "3 or more episodes", "ten or more flu vaccines", "at least 2 ER visits": how many events a
+/// patient must have. Group 1 or 2 is the number.
+static AT_LEAST_EVENTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\s+or\s+more|at\s+least\s+(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten))\b",
+    )
+    .expect("valid regex")
+});
+
+/// A number written in digits or as a word from two to ten.
+fn number_word(word: &str) -> Option<usize> {
+    const WORDS: [&str; 9] = [
+        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    let lower = word.to_lowercase();
+    lower
+        .parse()
+        .ok()
+        .or_else(|| WORDS.iter().position(|w| *w == lower).map(|at| at + 2))
+}
+
 /// "One dose or two?", "one or more?", "just the one dose?": how many asked as a choice.
 static ONE_OR_MORE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -1164,6 +1189,15 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .replace_all(&question, "$1 ")
         .into_owned();
     let question = ONE_OR_MORE.replace_all(&question, " ").into_owned();
+    // "How long anaemic?", "how long has she had asthma": since when (a stay's length is read
+    // by `asks_stay`).
+    static HOW_LONG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\bhow\s+long\b").expect("valid regex"));
+    let question = if asks_stay {
+        question
+    } else {
+        HOW_LONG.replace_all(&question, "since when").into_owned()
+    };
     let at_least =
         AT_LEAST_DOSES
             .captures(&question)
@@ -1175,6 +1209,14 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 _ => None,
             });
     let question = AT_LEAST_DOSES.replace_all(&question, " $2 ").into_owned();
+    // "3 or more episodes of viral sinusitis", "ten or more flu vaccines", "at least 2 ER
+    // visits": events of any kind, the episodes of a condition too.
+    let events_at_least = AT_LEAST_EVENTS
+        .captures(&question)
+        .and_then(|c| c.get(1).or(c.get(2)).and_then(|n| number_word(n.as_str())))
+        .filter(|n| *n >= 2);
+    let at_least = at_least.or(events_at_least);
+    let question = AT_LEAST_EVENTS.replace_all(&question, " ").into_owned();
     // "osteoarthritis of any joint", "(any type)": a qualifier that widens, never a concept a
     // fact must also name.
     static ANY_KIND: LazyLock<Regex> = LazyLock::new(|| {
@@ -1214,10 +1256,11 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     let mut written: BTreeMap<String, String> = BTreeMap::new();
     let mut previous_end = 0usize;
     for (i, token) in tokens.iter().enumerate() {
-        // A phrase is broken by anything but spaces and hyphens between two terms.
-        let joined = question[previous_end.min(token.start)..token.start]
-            .chars()
-            .all(|c| c == ' ' || c == '-');
+        // A phrase is broken by anything but spaces or a hyphen between two terms; a dash
+        // with a space beside it ("covid - fatigue?") parts two clauses.
+        let gap = &question[previous_end.min(token.start)..token.start];
+        let joined =
+            gap.chars().all(|c| c == ' ') || (gap.chars().all(|c| c == '-') && gap.len() <= 2);
         if !joined && !run.is_empty() {
             runs.push(std::mem::take(&mut run));
         }
@@ -1256,15 +1299,34 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         let has_letter = token.has_letter();
         let letters = word.chars().filter(|c| c.is_alphabetic()).count();
         let digits = word.chars().filter(|c| c.is_numeric()).count();
-        let stop = STOPWORDS.contains(&word)
-            || (REQUEST_WORDS.contains(&word) && !rewritten.contains(word));
+        // "Hep A" and "hep B" are two vaccines: the letter after "hep" is a term, though a
+        // single letter (and the article "a") is none anywhere else.
+        let hep_letter = matches!(word, "a" | "b" | "c" | "d" | "e")
+            && i > 0
+            && tokens[i - 1].text == "hep"
+            && question[tokens[i - 1].end..token.start]
+                .chars()
+                .all(|c| c == ' ' || c == '-');
+        let stop = !hep_letter
+            && (STOPWORDS.contains(&word)
+                || (REQUEST_WORDS.contains(&word) && !rewritten.contains(word)));
         let original = &question[token.start..token.end];
         // A month's name outside a date may be a given name ("April", "June", "August"): looked
         // up in the vault, never taken for a name on its own.
         if stop && crate::text::dates::is_month_name(word) && word != "may" {
             candidates.insert(word.to_string());
         }
-        if has_letter && !stop && !introduced.contains(word) {
+        // "Mrs. Will", "Mr. May": a word after a title is a name, whatever else it may be.
+        if stop
+            && i > 0
+            && matches!(
+                tokens[i - 1].text.as_str(),
+                "mr" | "mrs" | "ms" | "miss" | "dr"
+            )
+        {
+            candidates.insert(word.to_string());
+        }
+        if has_letter && !stop && !hep_letter && !introduced.contains(word) {
             candidates.insert(word.to_string());
             let stripped = crate::text::strip_digits(word);
             if stripped.chars().count() >= 2 {
@@ -1345,7 +1407,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
             surgical = true;
         }
         let term = canonical(word);
-        if term.chars().count() < 2 {
+        if term.chars().count() < 2 && !hep_letter {
             continue;
         }
         run.push(term.clone());
@@ -1589,6 +1651,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         asks_death,
         asks_stay,
         at_least,
+        at_least_events: events_at_least.is_some() && at_least == events_at_least,
         trend,
         extreme,
         asks_cause: ASKS_CAUSE.is_match(&question),
@@ -2538,6 +2601,69 @@ mod tests {
             taste.terms.iter().any(|t| t == "loss") && taste.terms.iter().any(|t| t == "taste"),
             "{taste:?}"
         );
+    }
+
+    #[test]
+    fn hep_a_and_hep_b_are_two_vaccines() {
+        let none = BTreeSet::new();
+        let b = analyze("bok - how many hep B doses as a baby?", &none);
+        let hep_then = |a: &QuestionAnalysis, letter: &str| {
+            a.phrases
+                .iter()
+                .any(|p| p.windows(2).any(|w| w[0] == "hep" && w[1] == letter))
+        };
+        assert!(hep_then(&b, "b"), "{b:?}");
+        let a = analyze("loree - adult hep A, both doses? dates", &none);
+        assert!(hep_then(&a, "a") && !hep_then(&a, "b"), "{a:?}");
+        // Elsewhere a letter is no term, and "a" an article.
+        let article = analyze("was she given a flu shot?", &none);
+        assert!(!article.terms.iter().any(|t| t == "a"), "{article:?}");
+        assert!(!b.name_candidates.iter().any(|c| c == "b"));
+    }
+
+    #[test]
+    fn events_per_patient_negations_and_durations() {
+        let none = BTreeSet::new();
+        for (asked, n) in [
+            ("pts with 3 or more episodes of viral sinusitis?", 3),
+            ("how many pts have had ten or more flu vaccines?", 10),
+            (
+                "frequent ED attenders - pts with at least 3 emergency visits?",
+                3,
+            ),
+        ] {
+            let analysis = analyze(asked, &none);
+            assert_eq!(
+                (analysis.at_least, analysis.at_least_events),
+                (Some(n), true),
+                "{asked}"
+            );
+            assert!(!analysis.terms.iter().any(|t| t == "more" || t == "least"));
+        }
+        assert!(!analyze("both zoster doses - how many pts?", &none).at_least_events);
+        let no_allergy = analyze("patients with no allergy recorded - count?", &none);
+        assert!(
+            no_allergy.negated.iter().flatten().any(|t| t == "allergy"),
+            "{no_allergy:?}"
+        );
+        let no_td = analyze(
+            "no Td or Tdap booster on file at all - how many patients?",
+            &none,
+        );
+        assert!(!no_td.negated.is_empty(), "{no_td:?}");
+        // "How long" of a condition asks since when; of a stay, its length.
+        let anaemic = analyze("Mrs. Parisian - how long anaemic (first recorded)?", &none);
+        assert_eq!(anaemic.recency, Some(Recency::Earliest));
+        assert!(!anaemic.terms.iter().any(|t| t == "long"));
+        assert!(analyze("how long was she in hospital with covid?", &none).asks_stay);
+        // A word after a title is a name, a stopword or not.
+        let will = analyze("Mrs. Will - obesity coded since when?", &none);
+        assert!(will.name_candidates.iter().any(|c| c == "will"), "{will:?}");
+        assert!(!is_concept(&canonical("coded")));
+        // "Highest" says which value, never what: no term, so never "corrected".
+        let ldl = analyze("Carmine - highest LDL he's ever had?", &none);
+        assert_eq!(ldl.extreme, Some(Extreme::Highest));
+        assert!(!is_concept("highest"));
     }
 
     #[test]

@@ -483,7 +483,7 @@ pub async fn by_day(
 ) -> Result<Vec<RetrievedDocument>, StoreError> {
     // By the term's root: "implanted" finds "Implantable defibrillator" (the exact reading
     // follows, in the synthesis).
-    let patterns: Vec<String> = terms
+    let roots: Vec<String> = terms
         .iter()
         .map(|t| {
             crate::answer::question::root(t)
@@ -491,8 +491,17 @@ pub async fn by_day(
                 .filter(|c| c.is_alphanumeric())
                 .collect::<String>()
         })
+        .collect();
+    let patterns: Vec<String> = roots
+        .iter()
         .filter(|t| t.len() >= 2)
         .map(|t| format!("%{t}%"))
+        .collect();
+    // A term of one letter (the "B" of "Hep B") is a word of its own.
+    let letters: Vec<String> = roots
+        .iter()
+        .filter(|t| t.len() == 1)
+        .map(|t| format!(r"\m{t}\M"))
         .collect();
     if patterns.is_empty() {
         return Ok(Vec::new());
@@ -503,7 +512,8 @@ pub async fn by_day(
          WHERE d.patient_key = ANY($1)
            AND EXISTS (SELECT 1 FROM facts f
                        WHERE f.patient_key = d.patient_key AND f.day IS NOT DISTINCT FROM d.day
-                         AND f.sentences ILIKE ALL ($2))
+                         AND f.sentences ILIKE ALL ($2)
+                         AND f.sentences ~* ALL ($5))
          ORDER BY d.day IS NOT NULL, CASE WHEN $3 THEN d.day END DESC,
                   CASE WHEN NOT $3 THEN d.day END ASC, d.document_id
          LIMIT $4",
@@ -512,6 +522,7 @@ pub async fn by_day(
     .bind(&patterns)
     .bind(newest_first)
     .bind(k as i64)
+    .bind(&letters)
     .fetch_all(pool)
     .await?;
     Ok(rows.iter().map(document_from_row).collect())

@@ -598,7 +598,17 @@ pub(super) const CANONICAL: &[(&[&str], &str)] = &[
     (&["reports"], "report"),
     (&["visited", "visits", "visiting"], "visit"),
     // "How many times did she attend urgent care?": a visit.
-    (&["attend", "attended", "attends", "attending"], "visit"),
+    (
+        &[
+            "attend",
+            "attended",
+            "attends",
+            "attending",
+            "attender",
+            "attenders",
+        ],
+        "visit",
+    ),
     (&["plans"], "plan"),
     // "Did he lose his sense of taste?", "lost her smell": the records' "Loss of taste".
     (&["lose", "lost", "losing"], "loss"),
@@ -631,6 +641,11 @@ pub(super) const GENERIC_TERMS: &[&str] = &[
     "completed",
     "finish",
     "finished",
+    // "Highest LDL he's ever had": which value (`extreme`), not what.
+    "highest",
+    "lowest",
+    "maximum",
+    "minimum",
     "dose",
     // "How many bouts of bronchitis", "was it tested": how often or whether, not what.
     "bout",
@@ -737,6 +752,12 @@ pub(super) const GENERIC_TERMS: &[&str] = &[
     "noted",
     "logged",
     "entered",
+    "coded",
+    // "Is he enrolled in weight management?": how a care plan is held, not which.
+    "enrolled",
+    "enroled",
+    "enrolment",
+    "enrollment",
     // How a medication or a vaccine is counted or given ("both MMR doses", "BP tablets"):
     // the records name the drug or the vaccine.
     "dose",

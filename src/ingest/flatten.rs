@@ -846,6 +846,11 @@ fn observation(patient: String, r: &Observation) -> Fact {
         Some(value) => {
             s.say("Value", Some(value));
         }
+        // "Patient is homeless" as a string, with free text dropped: there is a value, and
+        // "no value recorded" would be false.
+        None if matches!(r.value, Some(ObservationValue::String(_))) => {
+            s.raw(WITHHELD_TEXT);
+        }
         None if r.component.is_empty() => {
             match r.data_absent_reason.as_deref().and_then(concept) {
                 Some(reason) => s.raw(&format!("Value is absent ({reason})")),
@@ -857,6 +862,8 @@ fn observation(patient: String, r: &Observation) -> Fact {
     for component in &r.component {
         let name = concept(&component.code).unwrap_or_else(|| "Component".into());
         let value = component.value.as_ref().and_then(component_value);
+        let withheld = matches!(component.value, Some(ObservationComponentValue::String(_)));
+        let value = value.or_else(|| withheld.then(|| "free text, not kept".to_string()));
         let value = value.or_else(|| {
             component
                 .data_absent_reason
@@ -876,6 +883,9 @@ fn observation(patient: String, r: &Observation) -> Fact {
     .or_else(|| r.issued.as_ref().and_then(|i| i.value.clone()));
     dated_fact(patient, "Observation", when, s.done())
 }
+
+/// What an observation whose value is free text says when free text is dropped ([`FreeText`]).
+const WITHHELD_TEXT: &str = "Value is free text, not kept";
 
 fn observation_value(value: &ObservationValue) -> Option<String> {
     match value {
@@ -2136,6 +2146,28 @@ mod tests {
              Diastolic blood pressure is absent (Not Performed). Interpretation is low.");
         let flat = hl7_example("Observation-unsat.json");
         assert_eq!(flat.facts[0].sentences, "Code is Glucose [Moles/volume] in Blood. Status is cancelled. Value is absent (Specimen unsatisfactory for evaluation).");
+    }
+
+    #[test]
+    fn a_free_text_value_dropped_is_no_missing_value() {
+        let json = r#"{"resourceType": "Bundle", "entry": [
+            {"resource": {"resourceType": "Patient", "id": "p1"}},
+            {"resource": {"resourceType": "Observation", "id": "o1", "status": "final",
+               "code": {"coding": [{"system": "http://loinc.org", "code": "71802-3",
+                                    "display": "Housing status"}]},
+               "subject": {"reference": "Patient/p1"}, "effectiveDateTime": "2016-10-04",
+               "valueString": "Patient is homeless"}}]}"#;
+        let flat = parsed(json);
+        let observation = &flat
+            .facts
+            .iter()
+            .find(|f| f.resource_type == "Observation")
+            .unwrap()
+            .sentences;
+        assert_eq!(
+            observation,
+            "Code is Housing status. Value is free text, not kept."
+        );
     }
 
     #[test]

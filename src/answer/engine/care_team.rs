@@ -148,6 +148,12 @@ impl AnswerEngine {
                 return Ok(reply);
             }
         }
+        if let ([patient], Some(extreme)) = (resolution.patients.as_slice(), first.extreme) {
+            if let Some(reply) = self.peak(*patient, &analysis, extreme, work).await? {
+                work.patients.insert(*patient);
+                return Ok(reply);
+            }
+        }
         if let ([patient], Some(asked)) = (
             resolution.patients.as_slice(),
             crate::answer::reason::ForReason::read(&analysis),
@@ -591,16 +597,14 @@ impl AnswerEngine {
         Ok(Some(reply))
     }
 
-    /// "Is she losing weight?": the reading the question names, the last value of each year over
-    /// the last years of the record (or since the year asked), and which way it went. `false`,
-    /// with nothing settled, when no reading of two years or more answers.
-    pub(super) async fn trend(
+    /// The reading of `patient`'s record the question names (the code whose name holds the most
+    /// of its terms, then the one read most often), with its dated values: what a trend or a
+    /// highest value is read from. `None` when no reading of one value holds a term.
+    async fn named_reading(
         &self,
         patient: i64,
         analysis: &QuestionAnalysis,
-        asked: crate::answer::trend::Asked,
-        work: &mut Work,
-    ) -> Result<Option<Reply>, AnswerError> {
+    ) -> Result<Option<NamedReading>, AnswerError> {
         use crate::privacy::generalize::Reading;
         let facts =
             crate::answer::cohort::facts_of(self.store.pool(), &[patient], "Observation").await?;
@@ -642,9 +646,31 @@ impl AnswerEngine {
         if best == 0 {
             return Ok(None);
         }
-        let Some((code, (reading, values))) = codes
+        Ok(codes
             .into_iter()
             .max_by_key(|(code, (_, values))| (matched(code), values.len()))
+            .map(|(code, (reading, values))| NamedReading {
+                code,
+                reading,
+                values,
+            }))
+    }
+
+    /// "Is she losing weight?": the reading the question names, the last value of each year over
+    /// the last years of the record (or since the year asked), and which way it went. `false`,
+    /// with nothing settled, when no reading of two years or more answers.
+    pub(super) async fn trend(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+        asked: crate::answer::trend::Asked,
+        work: &mut Work,
+    ) -> Result<Option<Reply>, AnswerError> {
+        let Some(NamedReading {
+            code,
+            reading,
+            values,
+        }) = self.named_reading(patient, analysis).await?
         else {
             return Ok(None);
         };
@@ -657,6 +683,56 @@ impl AnswerEngine {
         let line = format!("The patient, overall record: {answer}");
         let synthetic = format!("How has the patient's {code} changed over the years?");
         let template = format!("From the de-identified record (values rounded): {answer}");
+        Ok(Some(
+            self.answer_line(line, synthetic, template, work).await?,
+        ))
+    }
+
+    /// "Highest LDL he's ever had?", "her lowest haemoglobin in 2019?": the highest (lowest)
+    /// value of the reading the question names over the patient's record (in the period
+    /// asked), with its month. `None`, with nothing settled, when no reading answers.
+    pub(super) async fn peak(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+        extreme: crate::answer::question::Extreme,
+        work: &mut Work,
+    ) -> Result<Option<Reply>, AnswerError> {
+        use crate::answer::question::Extreme;
+        let Some(NamedReading {
+            code,
+            reading,
+            values,
+        }) = self.named_reading(patient, analysis).await?
+        else {
+            return Ok(None);
+        };
+        let asked = values.iter().filter(|(day, _)| analysis.in_period(*day));
+        let peak = match extreme {
+            Extreme::Highest => asked.max_by(|a, b| a.1.total_cmp(&b.1)),
+            Extreme::Lowest => asked.min_by(|a, b| a.1.total_cmp(&b.1)),
+        };
+        let Some((day, value)) = peak else {
+            return Ok(None);
+        };
+        let shown = reading.render(&[crate::privacy::generalize::format_value(*value)]);
+        let shown = shown.trim().trim_end_matches('.');
+        let shown = shown.strip_prefix("Value is ").unwrap_or(shown);
+        let which = match extreme {
+            Extreme::Highest => "Highest",
+            Extreme::Lowest => "Lowest",
+        };
+        let answer = format!(
+            "{which} {code} on record: {shown} ({}; {} readings)",
+            crate::text::dates::month_year(*day),
+            values
+                .iter()
+                .filter(|(day, _)| analysis.in_period(*day))
+                .count()
+        );
+        let line = format!("The patient, overall record: {answer}.");
+        let synthetic = format!("What was the patient's {} {code}?", which.to_lowercase());
+        let template = format!("From the de-identified record (values rounded): {answer}.");
         Ok(Some(
             self.answer_line(line, synthetic, template, work).await?,
         ))
@@ -785,6 +861,14 @@ const RESULT_WORDS: &[&str] = &["positive", "negative"];
 
 /// What a question asks a test to have found: "positive" or "negative", when it names one of
 /// them and something else to look for ("any positive drug screens?").
+/// A reading of one patient's record ([`AnswerEngine::named_reading`]): its code, its wording (the
+/// value replaced by `{}`), and its dated values.
+struct NamedReading {
+    code: String,
+    reading: crate::privacy::generalize::Reading,
+    values: Vec<(chrono::NaiveDate, f64)>,
+}
+
 /// Whether a question names a hospital admission ("hospitalised", "admitted", "inpatient stays")
 /// and no other place of care beside it ("admitted to the ER", "admitted to ICU").
 fn asks_admission(analysis: &QuestionAnalysis) -> bool {

@@ -233,7 +233,9 @@ impl AnswerEngine {
         // many patients have them, "how many" or not.
         let counts = analysis.form == crate::answer::question::AnswerForm::Count
             || analysis.at_least.is_some();
-        if counts && (timed || concept_only || several || analysis.at_least.is_some()) {
+        // "Patients with no allergy recorded": those without it, counted.
+        let negation = !analysis.negated.is_empty();
+        if counts && (timed || concept_only || several || negation || analysis.at_least.is_some()) {
             if let Some(reply) = self
                 .concept_count(requester, scope, analysis, population, known)
                 .await?
@@ -335,10 +337,12 @@ impl AnswerEngine {
         let k = self.config.cohort_min_patients.max(1);
         // A ranking ("the most common reason for inpatient admission, by number of patients")
         // is answered by the list of counts, never by one count of what it names.
-        if analysis
-            .terms
-            .iter()
-            .any(|t| matches!(t.as_str(), "common" | "commonest" | "frequent" | "top"))
+        // ("Frequent ED attenders - pts with 3 or more visits" is a count.)
+        if !analysis.at_least_events
+            && analysis
+                .terms
+                .iter()
+                .any(|t| matches!(t.as_str(), "common" | "commonest" | "frequent" | "top"))
         {
             return Ok(None);
         }
@@ -359,13 +363,37 @@ impl AnswerEngine {
         // Alternatives ("A or B") are not counted: |A|, |B| and |A or B|, each of k or more and
         // each pair differing by k or more, give |A and B| by inclusion-exclusion, which may be
         // one patient; the overlap control compares answers in pairs only.
+        let pool = self.store.pool();
+        // "Patients with no allergy recorded": a kind of fact named alone, and negated: the
+        // patients of the scope with no fact of that kind.
+        if let ([phrase], true) = (
+            analysis.negated.as_slice(),
+            concepts.is_empty() && analysis.classes.is_empty(),
+        ) {
+            let written = analysis.as_written(phrase.iter());
+            if let Some((kind, opening)) = crate::answer::question::kind_named_alone(&written) {
+                let mut patients: BTreeSet<i64> = crate::answer::cohort::cohort(pool, scope, None)
+                    .await?
+                    .into_iter()
+                    .collect();
+                for patient in search::kind_patients(pool, kind, opening, scope).await? {
+                    patients.remove(&patient);
+                }
+                let described = format!("no {written}");
+                let said = format!("no {written} on record");
+                return self
+                    .count_reply(
+                        requester, scope, analysis, population, patients, &described, &said,
+                    )
+                    .await;
+            }
+        }
         if (concepts.is_empty() && analysis.classes.is_empty())
             || !every_word_known
             || analysis.alternatives
         {
             return Ok(None);
         }
-        let pool = self.store.pool();
         // The concepts grouped: a class's members (every one the lexicon lists, whether or not
         // k patients' records use it: the requester did not choose them) are alternatives of
         // one group ("on an antihistamine": any of them), every other concept a group of its
@@ -416,7 +444,8 @@ impl AnswerEngine {
         // prescription is clopidogrel's; "prediabetics who are also anaemic": a diagnosis, not
         // an encounter whose reason was anaemia). A condition is a concept a condition name of
         // k patients holds whole: which concepts are conditions hangs on no rarer record.
-        let names = if grouped.len() < 2 && kinds.is_empty() {
+        // "3 or more episodes of viral sinusitis": a condition's episodes are its conditions.
+        let names = if grouped.len() < 2 && kinds.is_empty() && !analysis.at_least_events {
             None
         } else {
             Some(self.condition_names(scope, k).await?)
@@ -450,8 +479,17 @@ impl AnswerEngine {
         let mut groups = Vec::new();
         for ((_, members), is_condition) in grouped.iter().zip(&is_condition) {
             // Doses are given, not diagnosed ("both zoster doses": no shingles episode).
+            // "3 or more emergency visits": visits are encounters.
+            let visits = members.iter().flatten().any(|t| {
+                matches!(
+                    t.as_str(),
+                    "encounter" | "emergency" | "inpatient" | "urgent" | "visit"
+                )
+            });
             let kinds = if *is_condition {
                 &["Condition"][..]
+            } else if at_least.is_some() && kinds.is_empty() && visits {
+                &["Encounter"][..]
             } else if at_least.is_some() && kinds.is_empty() {
                 &["Immunization", "MedicationRequest"][..]
             } else {
@@ -474,7 +512,7 @@ impl AnswerEngine {
                 }
             }
             let least = match at_least {
-                Some(n) if !is_condition => n as i64,
+                Some(n) if !is_condition || analysis.at_least_events => n as i64,
                 _ => 1,
             };
             groups.push(
@@ -491,10 +529,18 @@ impl AnswerEngine {
             .iter()
             .map(|(_, members)| members.iter().all(|m| analysis.negated.contains(m)))
             .collect();
-        if negated.iter().all(|n| *n) {
-            return Ok(None);
-        }
-        let mut patients: Option<BTreeSet<i64>> = None;
+        // "Patients with no allergy recorded": every patient of the scope is the group the
+        // negated ones are taken from.
+        let mut patients: Option<BTreeSet<i64>> = if negated.iter().all(|n| *n) {
+            Some(
+                crate::answer::cohort::cohort(pool, scope, None)
+                    .await?
+                    .into_iter()
+                    .collect(),
+            )
+        } else {
+            None
+        };
         for (group, _) in groups.iter().zip(&negated).filter(|(_, n)| !**n) {
             let group: BTreeSet<i64> = group.iter().copied().collect();
             patients = Some(match patients {
@@ -508,9 +554,6 @@ impl AnswerEngine {
                 patients.remove(patient);
             }
         }
-        let patients: Vec<i64> = patients.into_iter().collect();
-        let patients = crate::answer::population::filter(pool, &patients, population).await?;
-        let who = population.describe("patients");
         let mut described: Vec<String> = Vec::new();
         for ((written, _), negated) in grouped.iter().zip(&negated) {
             let written = if *negated {
@@ -526,6 +569,32 @@ impl AnswerEngine {
             Some(n) => format!("{n} or more entries of {}", described.join(" and ")),
             None => described.join(" and "),
         };
+        let said = format!("a record of {described}");
+        self.count_reply(
+            requester, scope, analysis, population, patients, &described, &said,
+        )
+        .await
+    }
+
+    /// The count of `patients` (of the scope, before the population's filter) of what is
+    /// `described`, said as having `said` ("a record of …") in the question's period: under k
+    /// refused, an overlap with an earlier answer refused.
+    #[allow(clippy::too_many_arguments)]
+    async fn count_reply(
+        &self,
+        requester: &str,
+        scope: &Scope,
+        analysis: &QuestionAnalysis,
+        population: &Population,
+        patients: BTreeSet<i64>,
+        described: &str,
+        said: &str,
+    ) -> Result<Option<Reply>, AnswerError> {
+        let k = self.config.cohort_min_patients.max(1);
+        let pool = self.store.pool();
+        let patients: Vec<i64> = patients.into_iter().collect();
+        let patients = crate::answer::population::filter(pool, &patients, population).await?;
+        let who = population.describe("patients");
         let mut when = String::new();
         if let (Some(first), Some(last)) = (analysis.months.first(), analysis.months.last()) {
             when = if first == last {
@@ -544,7 +613,7 @@ impl AnswerEngine {
         if let Some(before) = analysis.before {
             when.push_str(&format!(" before {}", before.format("%Y")));
         }
-        let synthetic = format!("How many {who} have a record of {described}{when}?");
+        let synthetic = format!("How many {who} have {said}{when}?");
         if patients.len() < k {
             return Ok(Some(Reply::from(policy::TOO_FEW).asking(synthetic)));
         }
@@ -562,7 +631,7 @@ impl AnswerEngine {
         }
         let answer = format!(
             "From the de-identified records (counts of patients; groups of fewer than {k} \
-             patients are not reported): {} {who} have a record of {described}{when}{}.",
+             patients are not reported): {} {who} have {said}{when}{}.",
             patients.len(),
             if analysis.now { " (active now)" } else { "" }
         );
