@@ -353,13 +353,14 @@ fn excluded_spans(question: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// Where `question` says a patient never had something: "never had X", "never been on X",
-/// "never received X", "without (ever having) X", "with no X recorded", "no X on file" (at the
-/// start), each up to the end of its clause: where the
+/// "never received X", "without (ever having) X", "patients with no X recorded", "no X on file"
+/// (at the start; never a record's own "concussion with no loss of consciousness"), each up to
+/// the end of its clause: where the
 /// words that say "never" are, and where what was never had is.
 fn negations(question: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
     static NEVER: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)(?:\b(?:never\s+(?:been\s+)?(?:had|on|given|prescribed|received|got|gotten|taken|used|vaccinated(?:\s+(?:with|against|for))?)|without(?:\s+ever)?(?:\s+having)?(?:\s+had)?|(?:with|have|has|had)\s+no)|^\s*no)\s+([^,;:?.!()]+)",
+            r"(?i)(?:\b(?:never\s+(?:been\s+)?(?:had|on|given|prescribed|received|got|gotten|taken|used|vaccinated(?:\s+(?:with|against|for))?)|without(?:\s+ever)?(?:\s+having)?(?:\s+had)?|(?:patients|pts|people|persons|those|children|kids|women|men|adults|anyone)\s+(?:with|who\s+(?:have|has|had))\s+no)|^\s*no)\s+([^,;:?.!()]+)",
         )
         .expect("valid regex")
     });
@@ -2646,6 +2647,11 @@ mod tests {
             no_allergy.negated.iter().flatten().any(|t| t == "allergy"),
             "{no_allergy:?}"
         );
+        let own_name = analyze(
+            "How many patients have Concussion with no loss of consciousness?",
+            &none,
+        );
+        assert!(own_name.negated.is_empty(), "{own_name:?}");
         let no_td = analyze(
             "no Td or Tdap booster on file at all - how many patients?",
             &none,
