@@ -9,7 +9,7 @@ built here from public terminologies only, fetched from PyPI and checked by sha2
   (MIT): every word of every code description;
 - the MedlinePlus drug names (generic names with a MedlinePlus drug page) of the dictionary in
   drug-named-entity-recognition 2.0.9 (MIT, Fast Data Science);
-- both columns of the project's own reviewed lexicon, src/answer/lexicon.tsv.
+- both columns of the project's own reviewed lexicon, src/answer/question/lexicon.tsv.
 
 Words are lower-cased runs of letters of at least four, minus a fixed list of words that name
 no item (modifiers of codes and drug forms). Usage: python3 scripts/dp_keywords.py
@@ -96,7 +96,7 @@ def main():
         sources["MedlinePlus drug names"] = len(drugs)
         universe |= drugs
     lexicon = set()
-    for line in (ROOT / "src" / "answer" / "lexicon.tsv").read_text().splitlines():
+    for line in (ROOT / "src" / "answer" / "question" / "lexicon.tsv").read_text().splitlines():
         if line and not line.startswith("#"):
             lexicon |= words(line)
     sources["project lexicon"] = len(lexicon)

@@ -6,7 +6,8 @@
 //! - [`contract`]: the query and answer messages; [`config`]: the answer path's settings.
 //! - [`document`]: the synthetic document every agent passes on.
 //! - [`question`]: reading a question (name candidates, dates, two-step conditions, terms);
-//!   its word lists are data apart (`words.rs`).
+//!   its word lists and clinical lexicon are data files apart (`question/words/*.txt`,
+//!   `question/words/canonical.tsv`, `question/lexicon.tsv`), one entry per line.
 //! - [`spelling`]: typos read against the records' own vocabulary.
 //! - [`search`]: the Search agent (scope, name resolution, condition search, hybrid retrieval).
 //! - [`synthesis`]: the Synthesis agent (generalized candidate facts, selection, ranges, query).
@@ -34,5 +35,4 @@ pub mod spelling;
 pub mod stay;
 pub mod synthesis;
 pub mod trend;
-mod words;
 pub mod worker;

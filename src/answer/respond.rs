@@ -419,8 +419,9 @@ pub fn words_are_grounded(reply: &str, document: &SyntheticDocument, query: &str
     known.extend(
         PHRASING_WORDS
             .iter()
-            .chain(super::question::STOPWORDS)
-            .map(|w| stem(w)),
+            .copied()
+            .chain(super::question::STOPWORDS.iter())
+            .map(&stem),
     );
     known.extend(
         crate::text::dates::MONTHS

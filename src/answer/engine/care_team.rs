@@ -707,10 +707,13 @@ impl AnswerEngine {
         else {
             return Ok(None);
         };
-        let asked = values.iter().filter(|(day, _)| analysis.in_period(*day));
+        let asked: Vec<&(chrono::NaiveDate, f64)> = values
+            .iter()
+            .filter(|(day, _)| analysis.in_period(*day))
+            .collect();
         let peak = match extreme {
-            Extreme::Highest => asked.max_by(|a, b| a.1.total_cmp(&b.1)),
-            Extreme::Lowest => asked.min_by(|a, b| a.1.total_cmp(&b.1)),
+            Extreme::Highest => asked.iter().max_by(|a, b| a.1.total_cmp(&b.1)),
+            Extreme::Lowest => asked.iter().min_by(|a, b| a.1.total_cmp(&b.1)),
         };
         let Some((day, value)) = peak else {
             return Ok(None);
@@ -725,10 +728,7 @@ impl AnswerEngine {
         let answer = format!(
             "{which} {code} on record: {shown} ({}; {} readings)",
             crate::text::dates::month_year(*day),
-            values
-                .iter()
-                .filter(|(day, _)| analysis.in_period(*day))
-                .count()
+            asked.len()
         );
         let line = format!("The patient, overall record: {answer}.");
         let synthetic = format!("What was the patient's {} {code}?", which.to_lowercase());
@@ -857,10 +857,6 @@ impl AnswerEngine {
 }
 
 /// Words that ask what a test found, not which test.
-const RESULT_WORDS: &[&str] = &["positive", "negative"];
-
-/// What a question asks a test to have found: "positive" or "negative", when it names one of
-/// them and something else to look for ("any positive drug screens?").
 /// A reading of one patient's record ([`AnswerEngine::named_reading`]): its code, its wording (the
 /// value replaced by `{}`), and its dated values.
 struct NamedReading {
@@ -868,6 +864,8 @@ struct NamedReading {
     reading: crate::privacy::generalize::Reading,
     values: Vec<(chrono::NaiveDate, f64)>,
 }
+
+const RESULT_WORDS: &[&str] = &["positive", "negative"];
 
 /// Whether a question names a hospital admission ("hospitalised", "admitted", "inpatient stays")
 /// and no other place of care beside it ("admitted to the ER", "admitted to ICU").
@@ -885,6 +883,8 @@ fn asks_admission(analysis: &QuestionAnalysis) -> bool {
     has("inpatient") && !OTHER_PLACES.iter().any(|t| has(t))
 }
 
+/// What a question asks a test to have found: "positive" or "negative", when it names one of
+/// them and something else to look for ("any positive drug screens?").
 fn asks_result(analysis: &QuestionAnalysis) -> Option<&'static str> {
     let says = |w: &str| analysis.terms.iter().any(|t| t == w);
     match (says("positive"), says("negative")) {

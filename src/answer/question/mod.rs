@@ -8,8 +8,10 @@ use std::sync::LazyLock;
 use chrono::{Datelike, NaiveDate};
 use regex::Regex;
 
-pub(crate) use super::words::STOPWORDS;
-use super::words::{
+mod words;
+
+pub(crate) use words::STOPWORDS;
+use words::{
     ASKING_STARTS, BIRTH_CUES, BROAD_WORDS, CANONICAL, GENERIC_TERMS, KIND_TERMS, NOT_CONDITION,
     NOW_WORDS, QUESTION_WORDS, REQUEST_WORDS, UNIT_WORDS, YES_NO_OPENERS,
 };
@@ -132,7 +134,7 @@ pub fn alternative_wordings(question: &str) -> Vec<String> {
         let w = w
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
-        w.is_empty() || STOPWORDS.contains(&w.as_str()) || REQUEST_WORDS.contains(&w.as_str())
+        w.is_empty() || STOPWORDS.contains(w.as_str()) || REQUEST_WORDS.contains(w.as_str())
     };
     let mut out: Vec<String> = Vec::new();
     if let (Some(open), Some(close)) = (question.find('('), question.find(')')) {
@@ -162,8 +164,8 @@ pub fn alternative_wordings(question: &str) -> Vec<String> {
     } else if let Some(m) = SLASH.captures(question) {
         let whole = m.get(0).expect("the match");
         let (left, right) = (&m[1], &m[2]);
-        if !UNIT_WORDS.contains(&left.to_lowercase().as_str())
-            && !UNIT_WORDS.contains(&right.to_lowercase().as_str())
+        if !UNIT_WORDS.contains(left.to_lowercase().as_str())
+            && !UNIT_WORDS.contains(right.to_lowercase().as_str())
         {
             out.push(format!(
                 "{}{right}{}",
@@ -417,11 +419,7 @@ pub struct Class {
 /// Plural or synonymous forms folded onto the words the documents use.
 fn canonical(word: &str) -> String {
     let w = word.to_lowercase();
-    let mapped = CANONICAL
-        .iter()
-        .find(|(words, _)| words.contains(&w.as_str()))
-        .map_or(w.as_str(), |(_, to)| to);
-    stem(mapped)
+    stem(CANONICAL.get(&w).unwrap_or(&w))
 }
 
 /// Lowercase ASCII words, one of which begins a word of any ASCII text whose [`line_terms`]
@@ -440,7 +438,7 @@ pub fn term_substrings(term: &str) -> Vec<String> {
     };
     // Other forms of the term's root ("implantable" for "implanted") begin with the root.
     let mut out = vec![own, root(term).to_string()];
-    for (words, to) in CANONICAL {
+    for (to, words) in CANONICAL.groups() {
         if root(&stem(to)) == root(term) {
             out.extend(words.iter().map(|w| w.to_string()));
         }
@@ -861,8 +859,8 @@ impl QuestionAnalysis {
             // "ER attendances in 2016: how many different patients?": how many, of whom, is
             // no subject.
             .any(|t| {
-                (is_concept(t) && !NOT_CONDITION.contains(&t.as_str()))
-                    || KIND_TERMS.contains(&t.as_str())
+                (is_concept(t) && !NOT_CONDITION.contains(t.as_str()))
+                    || KIND_TERMS.contains(t.as_str())
             });
         let mut index = 0usize;
         let mut kept_before_dash = 0usize;
@@ -1017,7 +1015,7 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
                 .contains(&next.as_str())
             })
     });
-    let now = is_on || words.iter().any(|w| NOW_WORDS.contains(&w.as_str()));
+    let now = is_on || words.iter().any(|w| NOW_WORDS.contains(w.as_str()));
     // "# of CBT sessions", "total # of colonoscopies": the number sign reads "number".
     static NUMBER_SIGN: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"#\s*of\b").expect("valid regex"));
@@ -1035,7 +1033,7 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
     let opens_yes_no = lower
         .split(['.', '?', '!', ':', ';', '-', ','])
         .filter_map(|clause| crate::text::words(clause).into_iter().next())
-        .any(|first| YES_NO_OPENERS.contains(&first.as_str()));
+        .any(|first| YES_NO_OPENERS.contains(first.as_str()));
     let asks_what = words.first().is_some_and(|w| {
         matches!(
             w.as_str(),
@@ -1149,7 +1147,7 @@ fn ordinal(word: &str) -> Option<usize> {
 
 /// Whether a term names no concept of the record ("check", "value", "charted").
 pub(crate) fn is_generic(term: &str) -> bool {
-    GENERIC_TERMS.contains(&term)
+    GENERIC_TERMS.contains(term)
 }
 
 /// Words written for a concept the records spell out.
@@ -1309,8 +1307,8 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 .chars()
                 .all(|c| c == ' ' || c == '-');
         let stop = !hep_letter
-            && (STOPWORDS.contains(&word)
-                || (REQUEST_WORDS.contains(&word) && !rewritten.contains(word)));
+            && (STOPWORDS.contains(word)
+                || (REQUEST_WORDS.contains(word) && !rewritten.contains(word)));
         let original = &question[token.start..token.end];
         // A month's name outside a date may be a given name ("April", "June", "August"): looked
         // up in the vault, never taken for a name on its own.
@@ -1337,9 +1335,9 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
                 name_like.insert(word.to_string());
             } else if (letters >= 3 && digits >= 1)
                 || original.chars().next().is_some_and(char::is_uppercase)
-                    && !BROAD_WORDS.contains(&word)
-                    && !QUESTION_WORDS.contains(&word)
-                    && !ASKING_STARTS.contains(&word)
+                    && !BROAD_WORDS.contains(word)
+                    && !QUESTION_WORDS.contains(word)
+                    && !ASKING_STARTS.contains(word)
                     // "Meds", "Dx", "Labs": a word folded onto the records' own is no name.
                     && canonical(word) == stem(word)
                     && letters >= 2
@@ -1392,7 +1390,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         {
             runs.push(std::mem::take(&mut run));
         }
-        if name_words.contains(word) || stop || !has_letter || UNIT_WORDS.contains(&word) {
+        if name_words.contains(word) || stop || !has_letter || UNIT_WORDS.contains(word) {
             if !phrase.is_empty() {
                 {
                     phrase_starts.push(phrase_at);
@@ -1413,7 +1411,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         }
         run.push(term.clone());
         any_term = true;
-        if !BROAD_WORDS.contains(&word) {
+        if !BROAD_WORDS.contains(word) {
             broad_only = false;
             let spelled: Vec<String> = match expansion(&term) {
                 Some(words) => words.iter().map(|w| w.to_string()).collect(),
@@ -1529,7 +1527,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         (AnswerForm::YesNo, Some(dash))
             if crate::text::words(&lower[dash.end()..])
                 .first()
-                .is_some_and(|w| YES_NO_OPENERS.contains(&w.as_str())) =>
+                .is_some_and(|w| YES_NO_OPENERS.contains(w.as_str())) =>
         {
             Some(
                 phrase_starts
@@ -1770,7 +1768,7 @@ fn context_clauses(question: &str) -> Vec<std::ops::Range<usize>> {
             .next()
             .map(|t| t.text)
             .unwrap_or_default();
-        text.ends_with('?') || ASKING_STARTS.contains(&first.as_str())
+        text.ends_with('?') || ASKING_STARTS.contains(first.as_str())
     };
     if !clauses.iter().any(asks) {
         return Vec::new();
@@ -1933,7 +1931,7 @@ pub fn condition(question: &str) -> Option<String> {
             .split_whitespace()
             .filter(|w| {
                 let w = w.to_lowercase();
-                !STOPWORDS.contains(&w.as_str()) && !REQUEST_WORDS.contains(&w.as_str())
+                !STOPWORDS.contains(w.as_str()) && !REQUEST_WORDS.contains(w.as_str())
             })
             .collect();
         (!words.is_empty()).then(|| words.join(" ").to_lowercase())
@@ -2053,10 +2051,10 @@ static SNOMED_TAG: LazyLock<Regex> = LazyLock::new(|| {
 /// or a kind of fact ("cystic fibrosis" does; "the", "all", "total" do not).
 pub fn names_something(condition: &str) -> bool {
     content_terms(condition).iter().any(|t| {
-        !GENERIC_TERMS.contains(&t.as_str())
-            && !NOT_CONDITION.contains(&t.as_str())
-            && !KIND_TERMS.contains(&t.as_str())
-            && !BROAD_WORDS.contains(&t.as_str())
+        !GENERIC_TERMS.contains(t.as_str())
+            && !NOT_CONDITION.contains(t.as_str())
+            && !KIND_TERMS.contains(t.as_str())
+            && !BROAD_WORDS.contains(t.as_str())
     })
 }
 
@@ -2064,7 +2062,7 @@ pub fn names_something(condition: &str) -> bool {
 fn content_terms(text: &str) -> BTreeSet<String> {
     crate::text::words(text)
         .iter()
-        .filter(|w| !STOPWORDS.contains(&w.as_str()) && !REQUEST_WORDS.contains(&w.as_str()))
+        .filter(|w| !STOPWORDS.contains(w.as_str()) && !REQUEST_WORDS.contains(w.as_str()))
         .map(|w| canonical(w))
         .filter(|t| t.chars().count() >= 2)
         .collect()
@@ -2090,9 +2088,7 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
             .join(" ");
         let terms: Vec<String> = content_terms(&condition)
             .into_iter()
-            .filter(|t| {
-                !GENERIC_TERMS.contains(&t.as_str()) && !NOT_CONDITION.contains(&t.as_str())
-            })
+            .filter(|t| !GENERIC_TERMS.contains(t.as_str()) && !NOT_CONDITION.contains(t.as_str()))
             .collect();
         if !terms.is_empty() && names.coverage(&terms).is_some() {
             // Its words that name it ("hypertension, with patient counts" is hypertension;
@@ -2100,8 +2096,8 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
             let naming: BTreeSet<String> = content_terms(&condition)
                 .into_iter()
                 .filter(|t| {
-                    !NOT_CONDITION.contains(&t.as_str())
-                        && (t == "condition" || !GENERIC_TERMS.contains(&t.as_str()))
+                    !NOT_CONDITION.contains(t.as_str())
+                        && (t == "condition" || !GENERIC_TERMS.contains(t.as_str()))
                 })
                 .collect();
             let named: Vec<String> = crate::text::words(&condition)
@@ -2134,7 +2130,7 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
     let mut best: Option<(usize, f64, Vec<String>)> = None;
     // Segments: the runs cut at generic and counting words.
     let segments = analysis.runs.iter().flat_map(|run| {
-        run.split(|t| GENERIC_TERMS.contains(&t.as_str()) || NOT_CONDITION.contains(&t.as_str()))
+        run.split(|t| GENERIC_TERMS.contains(t.as_str()) || NOT_CONDITION.contains(t.as_str()))
     });
     for segment in segments {
         for start in 0..segment.len() {
@@ -2174,7 +2170,7 @@ pub fn named_condition(analysis: &QuestionAnalysis, names: &ConditionNames) -> O
 /// condition: never part of a cohort's condition, even when some record uses it (an encounter
 /// says "Hospital admission").
 pub fn is_not_condition(word: &str) -> bool {
-    NOT_CONDITION.contains(&word)
+    NOT_CONDITION.contains(word)
 }
 
 /// Whether a procedure's name reads as surgery (an excision, a repair, a replacement…), by the
@@ -2217,7 +2213,7 @@ pub fn concept_terms(analysis: &QuestionAnalysis) -> Vec<String> {
     analysis
         .terms
         .iter()
-        .filter(|t| !GENERIC_TERMS.contains(&t.as_str()))
+        .filter(|t| !GENERIC_TERMS.contains(t.as_str()))
         .cloned()
         .collect()
 }
@@ -2231,14 +2227,14 @@ pub fn holds_phrases(analysis: &QuestionAnalysis, words: &BTreeSet<String>) -> b
         !phrase.iter().any(|t| holds_term(words, t))
             || phrase
                 .iter()
-                .all(|t| holds_term(words, t) || GENERIC_TERMS.contains(&t.as_str()))
+                .all(|t| holds_term(words, t) || GENERIC_TERMS.contains(t.as_str()))
     })
 }
 
 /// Whether a term names a concept of the record (not a generic or statistical word such as
 /// "patient", "value" or "visit").
 pub fn is_concept(term: &str) -> bool {
-    !GENERIC_TERMS.contains(&term)
+    !GENERIC_TERMS.contains(term)
 }
 
 /// The one kind of fact a question asks for when it names no concept ("her meds?", "what is
@@ -2324,7 +2320,7 @@ const RECORD_KINDS: &[RecordKind] = &[
 pub fn kind_named_alone(text: &str) -> Option<(&'static str, Option<&'static str>)> {
     let terms = content_terms(text);
     let mut terms = terms.iter().filter(|t| {
-        !GENERIC_TERMS.contains(&t.as_str()) || RECORD_KINDS.iter().any(|k| k.term == t.as_str())
+        !GENERIC_TERMS.contains(t.as_str()) || RECORD_KINDS.iter().any(|k| k.term == t.as_str())
     });
     match (terms.next(), terms.next()) {
         (Some(term), None) => RECORD_KINDS
@@ -2765,8 +2761,8 @@ mod tests {
     fn every_word_read_as_a_term_holds_one_of_its_substrings() {
         // Every word the canonical table maps, with the plurals the stripper undoes, in any case.
         let mut words: Vec<String> = CANONICAL
-            .iter()
-            .flat_map(|(words, to)| words.iter().chain(std::iter::once(to)))
+            .groups()
+            .flat_map(|(to, words)| words.iter().map(String::as_str).chain(std::iter::once(to)))
             .map(|w| w.to_string())
             .collect();
         for w in [
