@@ -223,13 +223,23 @@ pub fn lead(document: &SyntheticDocument, form: AnswerForm, now: bool) -> String
                     || l.contains("Clinical status is resolved")
                     || l.contains("Clinical status is inactive")
             };
+            // An encounter's status ("finished") says nothing of whether what it was for
+            // still holds.
             let statuses: Vec<&String> = document
                 .lines
                 .iter()
                 .filter(|l| l.contains("Status is ") || l.contains("Clinical status is "))
+                .filter(|l| !l.contains("Status is finished"))
                 .collect();
+            let withheld = |l: &String| l.contains(crate::ingest::flatten::WITHHELD_TEXT);
             if let Some(lead) = smoking_lead(document) {
                 lead.into()
+            } else if !document.lines.is_empty() && document.lines.iter().all(withheld) {
+                // "Does he have health insurance?" answered by a free-text value that was not
+                // kept: the record holds the question, not its answer.
+                "Not known: the record holds this item, but its value is free text, which is \
+                 not kept. "
+                    .into()
             } else if now && !statuses.is_empty() && statuses.iter().all(|l| ended(l)) {
                 "Not at present (on record, but stopped or resolved). ".into()
             } else {
@@ -511,6 +521,31 @@ mod tests {
         // Ranges over several readings do not pair.
         let range = "Blood Pressure, Diastolic Blood Pressure is 111 to 118 mm[Hg], Systolic Blood Pressure is 145 to 161 mm[Hg]";
         assert_eq!(blood_pressure_as_written(range), range);
+    }
+
+    #[test]
+    fn a_yes_or_no_lead_reads_what_still_holds_and_never_a_withheld_value() {
+        let doc = |lines: &[&str]| SyntheticDocument {
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            document_ids: Vec::new(),
+        };
+        let resolved =
+            "The patient, May 2021: Condition is Anemia (disorder). Clinical status is resolved.";
+        let visit = "The patient, May 2021: Encounter is Encounter for problem. Class is ambulatory. Status is finished. Reason is Anemia (disorder).";
+        let active =
+            "The patient, May 2021: Condition is Anemia (disorder). Clinical status is active.";
+        let yes_no = AnswerForm::YesNo;
+        // "Is she still anaemic?": the visit's status says nothing of the anaemia.
+        assert!(lead(&doc(&[resolved, visit]), yes_no, true).starts_with("Not at present"));
+        assert_eq!(lead(&doc(&[active, visit]), yes_no, true), "Yes. ");
+        assert_eq!(lead(&doc(&[resolved, visit]), yes_no, false), "Yes. ");
+        // "Does he have health insurance?" of a free-text value that was not kept.
+        let withheld = format!(
+            "The patient, December 2018: Category is social-history. Code is Are you covered by health insurance. {}.",
+            crate::ingest::flatten::WITHHELD_TEXT
+        );
+        assert!(lead(&doc(&[&withheld]), yes_no, false).starts_with("Not known"));
+        assert_eq!(lead(&doc(&[&withheld, active]), yes_no, false), "Yes. ");
     }
 
     #[test]

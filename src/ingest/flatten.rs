@@ -885,7 +885,7 @@ fn observation(patient: String, r: &Observation) -> Fact {
 }
 
 /// What an observation whose value is free text says when free text is dropped ([`FreeText`]).
-const WITHHELD_TEXT: &str = "Value is free text, not kept";
+pub const WITHHELD_TEXT: &str = "Value is free text, not kept";
 
 fn observation_value(value: &ObservationValue) -> Option<String> {
     match value {

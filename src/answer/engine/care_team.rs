@@ -191,6 +191,12 @@ impl AnswerEngine {
             if !analysis.classes.is_empty() || analysis.alternatives {
                 tried.clear();
             }
+            // "How many depo injections?": a prescription is not an injection, and its count
+            // ("prescribed 2 times") is no count of doses given.
+            let administered = analysis
+                .terms
+                .iter()
+                .any(|t| matches!(t.as_str(), "injection" | "dose" | "infusion"));
             'concepts: for concept in &tried {
                 // "How many ear infections": the episodes (conditions), not also the visits and
                 // prescriptions that give one as their reason; "how many dialysis sessions":
@@ -204,6 +210,9 @@ impl AnswerEngine {
                     &[],
                 ];
                 for kinds in KINDS {
+                    if administered && matches!(kinds, [] | ["MedicationRequest"]) {
+                        continue;
+                    }
                     let filter = crate::answer::cohort::ConceptFilter {
                         terms: concept,
                         kinds,
@@ -438,9 +447,6 @@ impl AnswerEngine {
             before: analysis.before,
             active: false,
         };
-        if crate::answer::cohort::concept_events(self.store.pool(), patient, &filter).await? > 0 {
-            return Ok(None);
-        }
         let period = if analysis.months.is_empty()
             && analysis.since.is_none()
             && analysis.before.is_none()
@@ -449,9 +455,19 @@ impl AnswerEngine {
         } else {
             " in the period asked"
         };
-        let absent = format!(
-            "No hospital admission (inpatient encounter) is on record for the patient{period}."
-        );
+        let absent = if crate::answer::cohort::concept_events(self.store.pool(), patient, &filter)
+            .await?
+            > 0
+        {
+            match self.admission_not_for(patient, analysis).await? {
+                Some(absent) => absent,
+                None => return Ok(None),
+            }
+        } else {
+            format!(
+                "No hospital admission (inpatient encounter) is on record for the patient{period}."
+            )
+        };
         let synthetic = "Was the patient admitted to hospital?".to_string();
         Ok(Some(
             match analysis.form {
@@ -460,6 +476,55 @@ impl AnswerEngine {
             }
             .asking(synthetic),
         ))
+    }
+
+    /// "Hospitalised with covid?" of a record whose admissions (in the period asked) are all for
+    /// something else: what the reply says. `None` unless the question names a concept beside
+    /// the admission, the record names it, and no admission is for it: one that names it as its
+    /// reason, or one in a month when a fact names it (an admission whose reason the record words
+    /// otherwise, "respiratory failure" for covid, is then not denied).
+    async fn admission_not_for(
+        &self,
+        patient: i64,
+        analysis: &QuestionAnalysis,
+    ) -> Result<Option<String>, AnswerError> {
+        use crate::answer::question::names_something;
+        let concept: Vec<&String> = analysis
+            .terms
+            .iter()
+            .filter(|t| t.as_str() != "inpatient" && names_something(t))
+            .collect();
+        if concept.is_empty() || !analysis.classes.is_empty() || analysis.alternatives {
+            return Ok(None);
+        }
+        let facts = search::dated_facts(
+            self.store.pool(),
+            patient,
+            &["Encounter", "Condition", "Procedure"],
+        )
+        .await?;
+        let dated: Vec<(chrono::NaiveDate, &str)> = facts
+            .iter()
+            .filter_map(|f| Some((f.day?, f.text.as_str())))
+            .collect();
+        let Some(n) = admissions_not_for(&dated, &concept, |day| analysis.in_period(day)) else {
+            return Ok(None);
+        };
+        let written: Vec<&str> = concept
+            .iter()
+            .map(|t| analysis.written.get(*t).map_or(t.as_str(), String::as_str))
+            .collect();
+        Ok(Some(format!(
+            "No hospital admission for {} is on record for the patient: the record holds {n} \
+             hospital admission{}{}, none for it or in a month when it is recorded.",
+            written.join(" "),
+            if n == 1 { "" } else { "s" },
+            if analysis.months.is_empty() && analysis.since.is_none() && analysis.before.is_none() {
+                ""
+            } else {
+                " in the period asked"
+            },
+        )))
     }
 
     /// "How many nights was he in with covid?", "how long was she in ICU?": the stays of the
@@ -857,6 +922,37 @@ impl AnswerEngine {
 }
 
 /// Words that ask what a test found, not which test.
+/// How many hospital admissions (inpatient encounters) of `facts` fall in the period asked,
+/// when none of them is for `concept`: `None` when one names it, when one falls in a month
+/// when any fact names it (its reason may be worded otherwise), or when no fact names it.
+fn admissions_not_for(
+    facts: &[(chrono::NaiveDate, &str)],
+    concept: &[&String],
+    in_period: impl Fn(chrono::NaiveDate) -> bool,
+) -> Option<usize> {
+    use crate::answer::question::line_terms;
+    let month = |day: chrono::NaiveDate| chrono::Datelike::with_day(&day, 1);
+    let mut admissions = Vec::new();
+    let mut named = std::collections::BTreeSet::new();
+    for (day, text) in facts {
+        let terms = line_terms(text);
+        let names = concept.iter().all(|t| terms.contains(*t));
+        if names {
+            named.insert(month(*day));
+        }
+        if text.starts_with("Encounter is ") && terms.contains("inpatient") && in_period(*day) {
+            if names {
+                return None;
+            }
+            admissions.push(month(*day));
+        }
+    }
+    if named.is_empty() || admissions.iter().any(|m| named.contains(m)) {
+        return None;
+    }
+    Some(admissions.len())
+}
+
 /// A reading of one patient's record ([`AnswerEngine::named_reading`]): its code, its wording (the
 /// value replaced by `{}`), and its dated values.
 struct NamedReading {
@@ -1045,6 +1141,34 @@ mod tests {
                 "{asked}"
             );
         }
+    }
+
+    #[test]
+    fn an_admission_is_denied_only_when_none_can_be_for_the_concept() {
+        let day = |y, m, d| chrono::NaiveDate::from_ymd_opt(y, m, d).expect("a date");
+        let covid = "covid".to_string();
+        let concept = [&covid];
+        let appendix = "Encounter is Emergency hospital admission. Class is inpatient. Reason is Appendicitis.";
+        let isolation = "Encounter is Hospital admission for isolation. Class is inpatient. Reason is COVID-19.";
+        let failure = "Encounter is Hospital admission. Class is inpatient. Reason is Acute respiratory failure.";
+        let condition = "Condition is COVID-19. Clinical status is resolved.";
+        let any = |_| true;
+        // Covid at home in 2020, the only admission in 1977: none is for it.
+        let home = [(day(1977, 5, 2), appendix), (day(2020, 3, 4), condition)];
+        assert_eq!(admissions_not_for(&home, &concept, any), Some(1));
+        // An admission that names it, or one in the month it is recorded, is not denied.
+        let named = [(day(2020, 3, 4), condition), (day(2020, 3, 5), isolation)];
+        assert_eq!(admissions_not_for(&named, &concept, any), None);
+        let worded_otherwise = [(day(2020, 3, 4), condition), (day(2020, 3, 20), failure)];
+        assert_eq!(admissions_not_for(&worded_otherwise, &concept, any), None);
+        // A concept the record never names is not denied either (the question is read otherwise).
+        assert_eq!(
+            admissions_not_for(&[(day(1977, 5, 2), appendix)], &concept, any),
+            None
+        );
+        // Only the admissions of the period asked are counted.
+        let in_2020 = |d: chrono::NaiveDate| chrono::Datelike::year(&d) == 2020;
+        assert_eq!(admissions_not_for(&home, &concept, in_2020), Some(0));
     }
 
     #[test]

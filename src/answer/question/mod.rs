@@ -1066,6 +1066,10 @@ fn asks_done(lower: &str) -> bool {
         "screened",
         "received",
         "ever",
+        // "Hep B x3 completed?", "course finished?"
+        "completed",
+        "complete",
+        "finished",
     ];
     const ASKING: &[&str] = &[
         "what", "when", "which", "how", "who", "where", "why", "list", "show", "give", "last",
@@ -1442,6 +1446,10 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         runs.push(run);
     }
     split_class_members(&mut phrases, &mut phrase_starts, &classes);
+    // So are they in the runs: "tetanus vaccine" asks for any member's immunization, not for a
+    // fact naming both "dtap" and "immunization".
+    let mut run_starts = vec![0; runs.len()];
+    split_class_members(&mut runs, &mut run_starts, &classes);
     // What the question sets aside is no concept it asks about.
     let set_aside = excluded_spans(&question);
     let mut excluded = take_phrases(&mut phrases, &mut phrase_starts, |_, at| {
@@ -2666,6 +2674,48 @@ mod tests {
         let ldl = analyze("Carmine - highest LDL he's ever had?", &none);
         assert_eq!(ldl.extreme, Some(Extreme::Highest));
         assert!(!is_concept("highest"));
+    }
+
+    #[test]
+    fn set_fifteen_wordings_read_as_the_records_word_them() {
+        let none = BTreeSet::new();
+        let terms = |q: &str| analyze(q, &none).terms;
+        // "Still" and "at the moment" ask about now and name nothing.
+        let names: BTreeSet<String> = ["elsie", "margarita"].map(String::from).into();
+        let still = analyze("is elsie still anaemic?", &names);
+        assert!(
+            still.now && still.terms == vec!["anemia".to_string()],
+            "{still:?}"
+        );
+        let moment = analyze("is Margarita anaemic at the moment?", &names);
+        assert!(
+            moment.now && moment.terms == vec!["anemia".to_string()],
+            "{moment:?}"
+        );
+        // "Completed?" asks yes or no.
+        assert_eq!(
+            analyze("Chere: hep B x3 completed?", &none).form,
+            AnswerForm::YesNo
+        );
+        // Smoking asked in other words is the status reading.
+        for q in ["Keven - smoker or non-smoker?", "Boyd - ever smoked?"] {
+            assert!(
+                terms(q).contains(&"tobacco".to_string()),
+                "{q}: {:?}",
+                terms(q)
+            );
+        }
+        assert!(!terms("Keven - smoker or non-smoker?").contains(&"non".to_string()));
+        // "IM" in capitals is intramuscular; "GBS" the group B antigen test.
+        assert!(terms("how many IM injections has she had?").contains(&"intramuscular".to_string()));
+        assert!(terms("Margarita - GBS antigen tests?").contains(&"streptococcus".to_string()));
+        // A class's member never joins the kind written after the class in a run.
+        let tetanus = analyze("Mrs. Rosenbaum - tetanus vaccine?", &none);
+        assert!(
+            tetanus.runs.iter().all(|run| run.len() == 1),
+            "{:?}",
+            tetanus.runs
+        );
     }
 
     #[test]
