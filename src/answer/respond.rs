@@ -241,7 +241,7 @@ pub fn lead(document: &SyntheticDocument, form: AnswerForm, now: bool) -> String
                  not kept. "
                     .into()
             } else if now && !statuses.is_empty() && statuses.iter().all(|l| ended(l)) {
-                "Not at present (on record, but stopped or resolved). ".into()
+                "No, not at present (on record, but stopped or resolved). ".into()
             } else {
                 "Yes. ".into()
             }
@@ -536,7 +536,7 @@ mod tests {
             "The patient, May 2021: Condition is Anemia (disorder). Clinical status is active.";
         let yes_no = AnswerForm::YesNo;
         // "Is she still anaemic?": the visit's status says nothing of the anaemia.
-        assert!(lead(&doc(&[resolved, visit]), yes_no, true).starts_with("Not at present"));
+        assert!(lead(&doc(&[resolved, visit]), yes_no, true).starts_with("No, not at present"));
         assert_eq!(lead(&doc(&[active, visit]), yes_no, true), "Yes. ");
         assert_eq!(lead(&doc(&[resolved, visit]), yes_no, false), "Yes. ");
         // "Does he have health insurance?" of a free-text value that was not kept.

@@ -183,20 +183,26 @@ impl AnswerEngine {
             // dialysis sessions in the ICU": the sessions). Never for a class or alternatives:
             // each member would count something else, and a number said of one would be false.
             let concepts = crate::answer::question::named_concepts(&analysis.yes_support(), known);
-            let mut tried: Vec<Vec<String>> = Vec::new();
-            if concepts.len() > 1 {
-                tried.push(concepts.iter().flatten().cloned().collect());
-            }
-            tried.extend(concepts.into_iter().take(1));
-            if !analysis.classes.is_empty() || analysis.alternatives {
-                tried.clear();
-            }
             // "How many depo injections?": a prescription is not an injection, and its count
             // ("prescribed 2 times") is no count of doses given.
             let administered = analysis
                 .terms
                 .iter()
                 .any(|t| matches!(t.as_str(), "injection" | "dose" | "infusion"));
+            let mut tried: Vec<Vec<String>> = Vec::new();
+            if concepts.len() > 1 {
+                tried.push(concepts.iter().flatten().cloned().collect());
+            }
+            // Of injections, doses and infusions, a concept only prescriptions name ("depo") is
+            // passed over for the next ("IM injections"), which may be counted.
+            tried.extend(
+                concepts
+                    .into_iter()
+                    .take(if administered { usize::MAX } else { 1 }),
+            );
+            if !analysis.classes.is_empty() || analysis.alternatives {
+                tried.clear();
+            }
             'concepts: for concept in &tried {
                 // "How many ear infections": the episodes (conditions), not also the visits and
                 // prescriptions that give one as their reason; "how many dialysis sessions":

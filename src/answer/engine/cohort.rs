@@ -525,10 +525,26 @@ impl AnswerEngine {
         }
         // "Hypertensives who have never had lisinopril": the patients of every other group
         // who are in none of the groups said never had; a count of those alone is not asked.
+        // A member is negated when a phrase said never had holds all of it ("never had an ER
+        // visit": the member "emergency" of the phrase "emergency encounter").
         let negated: Vec<bool> = grouped
             .iter()
-            .map(|(_, members)| members.iter().all(|m| analysis.negated.contains(m)))
+            .map(|(_, members)| {
+                members.iter().all(|m| {
+                    analysis
+                        .negated
+                        .iter()
+                        .any(|n| m.iter().all(|t| n.contains(t)))
+                })
+            })
             .collect();
+        // A question that says "never" of something no group stands for is not counted at
+        // all: counting the others would answer its opposite.
+        if !analysis.negated.is_empty() && !negated.iter().any(|n| *n) {
+            return Ok(Some(Reply::from(policy::TOO_FEW).asking(
+                "How many patients never had what the question names?".to_string(),
+            )));
+        }
         // "Patients with no allergy recorded": every patient of the scope is the group the
         // negated ones are taken from.
         let mut patients: Option<BTreeSet<i64>> = if negated.iter().all(|n| *n) {
@@ -554,9 +570,11 @@ impl AnswerEngine {
                 patients.remove(patient);
             }
         }
+        // "Pts with no ER visit": "no record of emergency", not "a record of never emergency".
+        let all_negated = negated.iter().all(|n| *n);
         let mut described: Vec<String> = Vec::new();
         for ((written, _), negated) in grouped.iter().zip(&negated) {
-            let written = if *negated {
+            let written = if *negated && !all_negated {
                 format!("never {written}")
             } else {
                 written.clone()
@@ -569,7 +587,14 @@ impl AnswerEngine {
             Some(n) => format!("{n} or more entries of {}", described.join(" and ")),
             None => described.join(" and "),
         };
-        let said = format!("a record of {described}");
+        let (described, said) = if all_negated {
+            (
+                format!("no {described}"),
+                format!("no record of {described}"),
+            )
+        } else {
+            (described.clone(), format!("a record of {described}"))
+        };
         self.count_reply(
             requester, scope, analysis, population, patients, &described, &said,
         )

@@ -205,7 +205,7 @@ pub fn american_spelling(text: &str) -> String {
             (r"(?i)sulph", "sulf"),
             (r"(?i)isation", "ization"),
             (r"(?i)\b(immun|hospital|steril|catheter|categor|minim|stabil|anaesthet|anesthet)is(e|ed|es|ing)\b", "${1}iz${2}"),
-            (r"(?i)\b(tum|behavi|col|odo)our(s?)\b", "${1}or${2}"),
+            (r"(?i)\b(tum|behavi|col|odo|lab)our(s?)\b", "${1}or${2}"),
             (r"(?i)\b(fib|cent|lit|met)re(s?)\b", "${1}er${2}"),
             (r"(?i)\bgynaec", "gynec"),
             (r"(?i)\borthopaed", "orthoped"),
@@ -362,7 +362,7 @@ fn excluded_spans(question: &str) -> Vec<std::ops::Range<usize>> {
 fn negations(question: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
     static NEVER: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)(?:\b(?:never\s+(?:been\s+)?(?:had|on|given|prescribed|received|got|gotten|taken|used|vaccinated(?:\s+(?:with|against|for))?)|without(?:\s+ever)?(?:\s+having)?(?:\s+had)?|(?:patients|pts|people|persons|those|children|kids|women|men|adults|anyone)\s+(?:with|who\s+(?:have|has|had))\s+no)|^\s*no)\s+([^,;:?.!()]+)",
+            r"(?i)(?:\b(?:never\s+(?:been\s+)?(?:had|on|given|prescribed|received|got|gotten|taken|used|vaccinated(?:\s+(?:with|against|for))?)|without(?:\s+ever)?(?:\s+having)?(?:\s+had)?|(?:patients|pts|people|persons|those|children|kids|women|men|adults|anyone)\s+(?:with|(?:who\s+)?(?:have|has|had))\s+no)|^\s*no)\s+([^,;:?.!()]+)",
         )
         .expect("valid regex")
     });
@@ -942,7 +942,7 @@ pub enum AnswerForm {
 /// many; it names nothing.
 static COUNT_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:(?:n|number)(?:\s+(?:pts|patients|people|cases))?|(?:count|tally)(?:\s+of\s+(?:pts|patients|people|cases))?|total|(?:total|number\s+of)\s+(?:sessions|visits|times|episodes|entries|doses|admissions|courses|deliveries|attendances)|(?:distinct|different|unique|individual|separate)\s+(?:pts|patients|people|persons|individuals|children|kids|women|men|adults))\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
+        r"(?i)(?:^|[-–—:;,(?]|\s-)\s*(?:(?:total\s+)?(?:n|number)(?:\s+(?:pts|patients|people|cases))?|(?:count|tally)(?:\s+of\s+(?:pts|patients|people|cases))?|total|(?:total|number\s+of)\s+(?:sessions|visits|times|episodes|entries|doses|admissions|courses|deliveries|attendances)|(?:distinct|different|unique|individual|separate)\s+(?:pts|patients|people|persons|individuals|children|kids|women|men|adults))\s*(?:pls|please|plz)?\s*[?.!)]*\s*$|\bn\s*=\s*\?|^\s*(?:count|tally)\s+(?:of\s+)?(?:the\s+|all\s+)?(?:pts|patients|people|cases)\b",
     )
     .expect("valid regex")
 });
@@ -2583,6 +2583,21 @@ mod tests {
         assert!(analyze("how many never smokers have COPD?", &none)
             .negated
             .is_empty());
+        // "Pts have no …" says never had, as "pts with no …" does.
+        let no_visit = analyze("how many pts have no emergency encounter?", &none);
+        assert!(!no_visit.negated.is_empty(), "{no_visit:?}");
+        // "2018 or later", "from 2015 onwards": a period, whose words name nothing.
+        for asked in [
+            "colonoscopies done 2018 or later - how many pts?",
+            "lacerations from 2015 onwards - number of pts?",
+        ] {
+            let read = analyze(asked, &none);
+            assert!(read.since.is_some(), "{asked}");
+            assert!(
+                !read.terms.iter().any(|t| t == "later" || t == "onward"),
+                "{read:?}"
+            );
+        }
     }
 
     #[test]
@@ -2706,6 +2721,13 @@ mod tests {
             );
         }
         assert!(!terms("Keven - smoker or non-smoker?").contains(&"non".to_string()));
+        // "- total number?" asks for a count.
+        assert_eq!(
+            analyze("Mrs. Russel: flu shots - total number?", &none).form,
+            AnswerForm::Count
+        );
+        // "Labour" is the records' "labor".
+        assert!(terms("was margarita's last labour induced?").contains(&"labor".to_string()));
         // "IM" in capitals is intramuscular; "GBS" the group B antigen test.
         assert!(terms("how many IM injections has she had?").contains(&"intramuscular".to_string()));
         assert!(terms("Margarita - GBS antigen tests?").contains(&"streptococcus".to_string()));
