@@ -465,7 +465,7 @@ impl AnswerEngine {
             .await?
             > 0
         {
-            match self.admission_not_for(patient, analysis).await? {
+            match self.admission_not_for(patient, analysis, period).await? {
                 Some(absent) => absent,
                 None => return Ok(None),
             }
@@ -493,6 +493,7 @@ impl AnswerEngine {
         &self,
         patient: i64,
         analysis: &QuestionAnalysis,
+        period: &str,
     ) -> Result<Option<String>, AnswerError> {
         use crate::answer::question::names_something;
         let concept: Vec<&String> = analysis
@@ -525,11 +526,7 @@ impl AnswerEngine {
              hospital admission{}{}, none for it or in a month when it is recorded.",
             written.join(" "),
             if n == 1 { "" } else { "s" },
-            if analysis.months.is_empty() && analysis.since.is_none() && analysis.before.is_none() {
-                ""
-            } else {
-                " in the period asked"
-            },
+            period,
         )))
     }
 
