@@ -394,6 +394,20 @@ async fn concept_facts(
     patients: Option<Vec<i64>>,
     filter: &ConceptFilter<'_>,
 ) -> Result<Vec<(i64, i64)>, StoreError> {
+    let mut counts: BTreeMap<i64, i64> = BTreeMap::new();
+    for (patient, _) in concept_fact_days(pool, patients, filter).await? {
+        *counts.entry(patient).or_default() += 1;
+    }
+    Ok(counts.into_iter().collect())
+}
+
+/// Each fact [`concept_facts`] counts, as its patient and its day (a timestamp's own calendar
+/// day, as written; none when undated).
+async fn concept_fact_days(
+    pool: &PgPool,
+    patients: Option<Vec<i64>>,
+    filter: &ConceptFilter<'_>,
+) -> Result<Vec<(i64, Option<NaiveDate>)>, StoreError> {
     let terms: Vec<String> = filter
         .terms
         .iter()
@@ -420,7 +434,9 @@ async fn concept_facts(
     let mut tx = pool.begin().await?;
     words_index_settings(&mut tx).await?;
     let rows = sqlx::query(
-        r#"SELECT f.patient_key, count(*) AS facts FROM facts f
+        r#"SELECT f.patient_key, w.d AS day FROM facts f
+         CROSS JOIN LATERAL (SELECT coalesce(f.day, CASE WHEN f.event_date ~ '^\d{4}-\d{2}-\d{2}'
+                                 THEN substr(f.event_date, 1, 10)::date END) AS d) w
          WHERE ($1::bigint[] IS NULL OR f.patient_key = ANY($1))
            AND (cardinality($6::text[]) = 0 OR f.resource_type = ANY($6))
            AND (fact_words(f.sentences) @@ to_tsquery('simple', $7)
@@ -428,13 +444,11 @@ async fn concept_facts(
            AND f.sentences ~* ALL ($2)
            AND (NOT $5 OR f.sentences ~* '(^|\. )(clinical )?status is active')
            AND (cardinality($3::date[]) = 0 AND $4::date IS NULL AND $8::date IS NULL
-                OR EXISTS (SELECT 1 FROM (SELECT coalesce(f.day, CASE WHEN f.event_date ~ '^\d{4}-\d{2}-\d{2}'
-                                               THEN substr(f.event_date, 1, 10)::date END) AS d) w
-                           WHERE w.d IS NOT NULL
-                             AND (cardinality($3::date[]) = 0 OR date_trunc('month', w.d)::date = ANY($3))
-                             AND ($4::date IS NULL OR w.d >= $4)
-                             AND ($8::date IS NULL OR w.d < $8)))
-         GROUP BY f.patient_key ORDER BY 1"#,
+                OR w.d IS NOT NULL
+                   AND (cardinality($3::date[]) = 0 OR date_trunc('month', w.d)::date = ANY($3))
+                   AND ($4::date IS NULL OR w.d >= $4)
+                   AND ($8::date IS NULL OR w.d < $8))
+         ORDER BY 1, 2"#,
     )
     .bind(patients)
     .bind(&patterns)
@@ -449,7 +463,7 @@ async fn concept_facts(
     tx.commit().await?;
     Ok(rows
         .iter()
-        .map(|r| (r.get("patient_key"), r.get("facts")))
+        .map(|r| (r.get("patient_key"), r.get("day")))
         .collect())
 }
 
@@ -483,6 +497,21 @@ pub(crate) async fn concept_patient_events(
     filter: &ConceptFilter<'_>,
 ) -> Result<Vec<(i64, i64)>, StoreError> {
     concept_facts(pool, scope.keys(), filter).await
+}
+
+/// Each patient of `scope` with a fact the filter admits, and the days of those facts: "given
+/// acetaminophen the same day" as a laceration.
+pub(crate) async fn concept_patient_days(
+    pool: &PgPool,
+    scope: &Scope,
+    filter: &ConceptFilter<'_>,
+) -> Result<BTreeMap<i64, BTreeSet<NaiveDate>>, StoreError> {
+    let mut days: BTreeMap<i64, BTreeSet<NaiveDate>> = BTreeMap::new();
+    for (patient, day) in concept_fact_days(pool, scope.keys(), filter).await? {
+        let entry = days.entry(patient).or_default();
+        entry.extend(day);
+    }
+    Ok(days)
 }
 
 /// How many facts of one patient the filter admits: the events a "how many" question counts,

@@ -256,7 +256,7 @@ pub fn months(text: &str) -> Vec<NaiveDate> {
 pub fn since(text: &str) -> Option<NaiveDate> {
     static SINCE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)\b(since|after|from)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+or\s+later\b",
+            r"(?i)\b(since|after|from)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+(?:(?:or|and)\s+(?:later|after)|onwards?)\b",
         )
         .expect("valid since regex")
     });
@@ -323,8 +323,18 @@ pub fn periods(text: &str) -> Vec<NaiveDate> {
         Regex::new(r"(?i)\b(early|mid|middle\s+of|late|in|during|throughout)[\s\-]+((?:19|20)\d{2})\b(?:$|[^\-/.\d]|\.(?:\s|$))")
             .expect("valid period regex")
     });
+    // "In 2000 or later", "in 2015 onwards": a bound (see [`since`], [`before`]), not a year.
+    static BOUND_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^\s*(?:or\s+(?:later|after|earlier|before)|and\s+(?:later|after)|onwards?)\b",
+        )
+        .expect("valid regex")
+    });
     let mut out = Vec::new();
     for c in PERIOD.captures_iter(text) {
+        if BOUND_AFTER.is_match(&text[c.get(2).map_or(0, |y| y.end())..]) {
+            continue;
+        }
         let year: i32 = c[2].parse().unwrap_or(0);
         let word = c[1].to_ascii_lowercase();
         let months = match word.as_str() {
@@ -480,6 +490,9 @@ mod tests {
         // "after" elsewhere in the question does not shift the year.
         assert_eq!(since("since 2018, after her surgery"), first(2018));
         assert_eq!(since("weight in 2019"), None);
+        assert_eq!(since("diagnosed in 2000 or later"), first(2000));
+        assert_eq!(since("visits in 2015 onwards"), first(2015));
+        assert_eq!(since("2012 and after"), first(2012));
     }
 
     #[test]
@@ -507,6 +520,9 @@ mod tests {
         assert!(periods("in 2017-03").is_empty());
         assert!(periods("in March 2017").is_empty());
         assert!(periods("weighed 2017 grams").is_empty());
+        // A bound is no period: see `since` and `before`.
+        assert!(periods("sinusitis diagnosed in 2000 or later").is_empty());
+        assert!(periods("visits in 2015 onwards").is_empty());
     }
 
     #[test]

@@ -75,6 +75,23 @@ pub(super) fn asks_for_figures(question: &str) -> bool {
         .any(|w| has(w))
 }
 
+/// Whether `patient` has a day that every group of `days` holds (each group: patient to the
+/// days of its facts).
+fn shares_a_day(
+    days: &[&std::collections::BTreeMap<i64, BTreeSet<chrono::NaiveDate>>],
+    patient: i64,
+) -> bool {
+    let Some((first, rest)) = days.split_first() else {
+        return true;
+    };
+    first.get(&patient).is_some_and(|own| {
+        own.iter().any(|day| {
+            rest.iter()
+                .all(|group| group.get(&patient).is_some_and(|d| d.contains(day)))
+        })
+    })
+}
+
 /// The condition of a cohort question as the records word it (what [`dp_voters`] takes).
 pub async fn cohort_condition(
     pool: &sqlx::PgPool,
@@ -476,7 +493,10 @@ impl AnswerEngine {
             .at_least
             .or(analysis.nth.filter(|_| !period))
             .filter(|n| *n >= 2);
+        // "Lacerations given acetaminophen the same day": the groups' facts must share a day.
+        let same_day = analysis.same_day && grouped.len() >= 2;
         let mut groups = Vec::new();
+        let mut group_days = Vec::new();
         for ((_, members), is_condition) in grouped.iter().zip(&is_condition) {
             // Doses are given, not diagnosed ("both zoster doses": no shingles episode).
             // "3 or more emergency visits": visits are encounters.
@@ -496,6 +516,8 @@ impl AnswerEngine {
                 kinds
             };
             let mut events: std::collections::BTreeMap<i64, i64> = Default::default();
+            let mut days: std::collections::BTreeMap<i64, BTreeSet<chrono::NaiveDate>> =
+                Default::default();
             for member in members {
                 let filter = crate::answer::cohort::ConceptFilter {
                     terms: member,
@@ -510,7 +532,15 @@ impl AnswerEngine {
                 {
                     *events.entry(patient).or_default() += n;
                 }
+                if same_day {
+                    for (patient, dated) in
+                        crate::answer::cohort::concept_patient_days(pool, scope, &filter).await?
+                    {
+                        days.entry(patient).or_default().extend(dated);
+                    }
+                }
             }
+            group_days.push(days);
             let least = match at_least {
                 Some(n) if !is_condition || analysis.at_least_events => n as i64,
                 _ => 1,
@@ -565,6 +595,15 @@ impl AnswerEngine {
             });
         }
         let mut patients = patients.unwrap_or_default();
+        if same_day {
+            let kept: Vec<_> = group_days
+                .iter()
+                .zip(&negated)
+                .filter(|(_, n)| !**n)
+                .map(|(days, _)| days)
+                .collect();
+            patients.retain(|patient| shares_a_day(&kept, *patient));
+        }
         for (group, _) in groups.iter().zip(&negated).filter(|(_, n)| **n) {
             for patient in group {
                 patients.remove(patient);
@@ -586,6 +625,11 @@ impl AnswerEngine {
         let described = match at_least {
             Some(n) => format!("{n} or more entries of {}", described.join(" and ")),
             None => described.join(" and "),
+        };
+        let described = if same_day {
+            format!("{described} on the same day")
+        } else {
+            described
         };
         let (described, said) = if all_negated {
             (
@@ -661,5 +705,31 @@ impl AnswerEngine {
             if analysis.now { " (active now)" } else { "" }
         );
         Ok(Some(Reply::answered(answer).asking(synthetic)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn groups_share_a_day_only_when_every_group_holds_it() {
+        let day = |d: u32| chrono::NaiveDate::from_ymd_opt(2019, 1, d).expect("a day");
+        let group = |entries: &[(i64, &[u32])]| -> BTreeMap<i64, BTreeSet<chrono::NaiveDate>> {
+            entries
+                .iter()
+                .map(|(p, days)| (*p, days.iter().map(|d| day(*d)).collect()))
+                .collect()
+        };
+        // Patient 1: a laceration on the 3rd, acetaminophen on the 3rd. Patient 2: on other
+        // days. Patient 3: no acetaminophen at all.
+        let lacerations = group(&[(1, &[3, 20]), (2, &[4]), (3, &[5])]);
+        let acetaminophen = group(&[(1, &[3]), (2, &[9])]);
+        let kept = [&lacerations, &acetaminophen];
+        assert!(shares_a_day(&kept, 1));
+        assert!(!shares_a_day(&kept, 2));
+        assert!(!shares_a_day(&kept, 3));
+        assert!(shares_a_day(&[], 3));
     }
 }

@@ -659,7 +659,17 @@ pub struct QuestionAnalysis {
     pub trend: Option<crate::answer::trend::Asked>,
     /// Whether it asks for the highest or the lowest of a reading ([`extreme`]).
     pub extreme: Option<Extreme>,
+    /// Whether its concepts must be recorded on one day ("lacerations given acetaminophen the
+    /// same day", "sprains with an NSAID that day"): see [`SAME_DAY`].
+    pub same_day: bool,
 }
+
+/// "The same day", "that day", "on the day", "same-day", "the same visit": concepts of a cohort
+/// question that must share a day, not only a patient.
+static SAME_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:same|that)[\s-]+(?:day|date|visit|encounter)\b|\bon\s+the\s+day\b|\bthe\s+day\s+of\s+(?:the|a|an|their|his|her)\b")
+        .expect("valid regex")
+});
 
 /// "Why was he in the ER", "what brought her in", "what did she come to the ED with", "what
 /// was the March visit for?".
@@ -1192,6 +1202,11 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         .replace_all(&question, "$1 ")
         .into_owned();
     let question = ONE_OR_MORE.replace_all(&question, " ").into_owned();
+    // "Never had a single ER visit", "not one single dose": "single" stresses the negation, it
+    // names nothing ("single seizure" still does).
+    static A_SINGLE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(a|one|any)\s+single\b").expect("valid regex"));
+    let question = A_SINGLE.replace_all(&question, "$1").into_owned();
     // "How long anaemic?", "how long has she had asthma": since when (a stay's length is read
     // by `asks_stay`).
     static HOW_LONG: LazyLock<Regex> =
@@ -1622,7 +1637,12 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         alternatives: {
             let words = crate::text::words(&question);
             let has = |w: &str| words.iter().any(|x| x == w);
-            has("or") && !has("and") && !has("both")
+            // "2018 or later", "65 or older": a bound, not an alternative.
+            let offers = words
+                .windows(2)
+                .any(|pair| pair[0] == "or" && !words::OR_BOUNDS.contains(&pair[1]))
+                || words.last().is_some_and(|w| w == "or");
+            offers && !has("and") && !has("both")
         },
         identifiers,
         condition: condition(&question),
@@ -1662,6 +1682,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         trend,
         extreme,
         asks_cause: ASKS_CAUSE.is_match(&question),
+        same_day: SAME_DAY.is_match(&question),
         reasons,
         occasions,
         before_dash,
@@ -2586,6 +2607,22 @@ mod tests {
         // "Pts have no …" says never had, as "pts with no …" does.
         let no_visit = analyze("how many pts have no emergency encounter?", &none);
         assert!(!no_visit.negated.is_empty(), "{no_visit:?}");
+        for asked in [
+            "lacerations where acetaminophen was given the same day - how many pts?",
+            "sprains (ankle or wrist) given an NSAID that day - n?",
+            "fractures given plain acetaminophen (325) on the day - how many pts?",
+        ] {
+            let read = analyze(asked, &none);
+            assert!(read.same_day, "{asked}");
+            assert!(
+                !read.terms.iter().any(|t| t == "same" || t == "day"),
+                "{read:?}"
+            );
+        }
+        assert!(!analyze("lacerations and acetaminophen - how many pts?", &none).same_day);
+        let not_one = analyze("how many pts have never had a single ER visit?", &none);
+        assert!(!not_one.terms.iter().any(|t| t == "single"), "{not_one:?}");
+        assert!(!not_one.negated.is_empty(), "{not_one:?}");
         // "2018 or later", "from 2015 onwards": a period, whose words name nothing.
         for asked in [
             "colonoscopies done 2018 or later - how many pts?",
@@ -2593,6 +2630,7 @@ mod tests {
         ] {
             let read = analyze(asked, &none);
             assert!(read.since.is_some(), "{asked}");
+            assert!(!read.alternatives, "{asked}");
             assert!(
                 !read.terms.iter().any(|t| t == "later" || t == "onward"),
                 "{read:?}"

@@ -148,6 +148,12 @@ word_list!(
     "question_words.txt"
 );
 word_list!(
+    /// Words after "or" that bound a period or a number (`or_bounds.txt`): "2018 or later" offers
+    /// no alternative.
+    OR_BOUNDS,
+    "or_bounds.txt"
+);
+word_list!(
     /// Words that never name a condition (`not_condition.txt`).
     NOT_CONDITION,
     "not_condition.txt"
@@ -176,6 +182,7 @@ mod tests {
             ("asking", &*ASKING_STARTS),
             ("question", &*QUESTION_WORDS),
             ("not condition", &*NOT_CONDITION),
+            ("or bounds", &*OR_BOUNDS),
         ] {
             assert!(list.iter().next().is_some(), "{name} is empty");
             for word in list.iter() {
