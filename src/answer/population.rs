@@ -57,8 +57,18 @@ fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid population regex")
 }
 
-static LIVING: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"(?i)\b(?:still\s+alive|living|alive|not\s+deceased)\b"));
+static LIVING: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(?:still\s+alive|(?:living|alive)(?:\s+(?:today|now|at\s+present))?|not\s+deceased)\b",
+    )
+});
+/// "Living or dead", "alive or deceased", "dead or alive": every patient, whatever their vital
+/// status.
+static EITHER_VITAL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b(?:(?:living|alive)\s+(?:or|and)\s+(?:dead|deceased)|(?:dead|deceased)\s+(?:or|and)\s+(?:living|alive))\b",
+    )
+});
 static DECEASED: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)\b(?:deceased|dead|passed\s+away|(?:have|has)\s+died)\b"));
 /// "died in 2010 or later", "deaths in 2020 or 2021", "died since 2015", "died before 2000",
@@ -232,6 +242,9 @@ pub fn read(question: &str) -> (Population, String) {
         (p.died_from, p.died_to) = year_range(&c[1], year, c.get(3).map(|m| m.as_str()), second);
         p.vital = Some(Vital::Deceased);
         blank(&mut text, c.get(0).expect("whole match").range());
+    }
+    for m in EITHER_VITAL.find_iter(&text.clone()) {
+        blank(&mut text, m.range());
     }
     for m in LIVING.find_iter(&text.clone()) {
         p.vital = Some(Vital::Living);
@@ -468,6 +481,14 @@ mod tests {
         assert_eq!(p.min_age, Some(65));
         assert_eq!(p.max_age, None);
         assert!(!rest.contains("living") && !rest.contains("women") && !rest.contains("65"));
+        // "Alive today" is the population, not a question about the present.
+        let (alive, rest) = read("adults alive today who have never had a colonoscopy - count?");
+        assert_eq!(alive.vital, Some(Vital::Living));
+        assert!(!rest.contains("today"), "{rest}");
+        // "Living or dead": everyone.
+        let (either, rest) = read("patients born before 1940 (living or dead) - how many?");
+        assert_eq!(either.vital, None);
+        assert!(!rest.contains("dead"), "{rest}");
         assert_eq!(
             p.describe("patients"),
             "living female patients aged 65 or older"

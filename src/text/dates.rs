@@ -330,12 +330,17 @@ pub fn periods(text: &str) -> Vec<NaiveDate> {
         )
         .expect("valid regex")
     });
+    // "In 2016 or 2017", "in 2019, 2020 and 2021": the years listed after the first.
+    static LISTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:,|/|&|or|and)\s*((?:19|20)\d{2})\b(?:$|[^\-/.\d]|\.(?:\s|$))")
+            .expect("valid regex")
+    });
     let mut out = Vec::new();
     for c in PERIOD.captures_iter(text) {
-        if BOUND_AFTER.is_match(&text[c.get(2).map_or(0, |y| y.end())..]) {
+        let mut end = c.get(2).map_or(0, |y| y.end());
+        if BOUND_AFTER.is_match(&text[end..]) {
             continue;
         }
-        let year: i32 = c[2].parse().unwrap_or(0);
         let word = c[1].to_ascii_lowercase();
         let months = match word.as_str() {
             "early" => 1..=4,
@@ -343,7 +348,16 @@ pub fn periods(text: &str) -> Vec<NaiveDate> {
             w if w.starts_with("mid") => 5..=8,
             _ => 1..=12,
         };
-        out.extend(months.filter_map(|m| ymd(year, m, 1)));
+        let mut years: Vec<i32> = vec![c[2].parse().unwrap_or(0)];
+        if months.clone().count() == 12 {
+            while let Some(listed) = LISTED_AFTER.captures(&text[end..]) {
+                years.push(listed[1].parse().unwrap_or(0));
+                end += listed.get(1).map_or(0, |y| y.end());
+            }
+        }
+        for year in years {
+            out.extend(months.clone().filter_map(|m| ymd(year, m, 1)));
+        }
     }
     out.sort_unstable();
     out.dedup();
@@ -523,6 +537,15 @@ mod tests {
         // A bound is no period: see `since` and `before`.
         assert!(periods("sinusitis diagnosed in 2000 or later").is_empty());
         assert!(periods("visits in 2015 onwards").is_empty());
+        // Years listed after the first are periods too.
+        let years = |t: &str| {
+            let mut y: Vec<i32> = periods(t).iter().map(|d| d.year()).collect();
+            y.dedup();
+            y
+        };
+        assert_eq!(years("Td given in 2016 or 2017 - count?"), [2016, 2017]);
+        assert_eq!(years("in 2019, 2020 and 2021?"), [2019, 2020, 2021]);
+        assert_eq!(years("in 2019 and 2020-03-04"), [2019]);
     }
 
     #[test]

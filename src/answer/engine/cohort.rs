@@ -356,10 +356,12 @@ impl AnswerEngine {
         // is answered by the list of counts, never by one count of what it names.
         // ("Frequent ED attenders - pts with 3 or more visits" is a count.)
         if !analysis.at_least_events
-            && analysis
-                .terms
-                .iter()
-                .any(|t| matches!(t.as_str(), "common" | "commonest" | "frequent" | "top"))
+            && analysis.terms.iter().any(|t| {
+                matches!(
+                    t.as_str(),
+                    "common" | "commonest" | "commonly" | "frequent" | "frequently" | "top"
+                )
+            })
         {
             return Ok(None);
         }

@@ -1050,6 +1050,36 @@ fn answer_form(question: &str) -> (AnswerForm, bool) {
             "what" | "when" | "which" | "how" | "who" | "where" | "list" | "show" | "give"
         )
     });
+    // "Pts who've had a throat culture?", "patients with a sutured wound on record?": a group
+    // named, and nothing else asked of it, asks how many.
+    const GROUPS: &[&str] = &[
+        "pts", "patients", "people", "women", "men", "kids", "children", "adults",
+    ];
+    const OF_WHOM: &[&str] = &["who", "who've", "whove", "that", "with", "having"];
+    const ASKED_OF_A_GROUP: &[&str] = &[
+        "what",
+        "which",
+        "median",
+        "average",
+        "mean",
+        "most",
+        "common",
+        "commonest",
+        "top",
+        "list",
+        "names",
+        "name",
+        "who's",
+        "percentage",
+        "proportion",
+        "share",
+    ];
+    if words.first().is_some_and(|w| GROUPS.contains(&w.as_str()))
+        && words.get(1).is_some_and(|w| OF_WHOM.contains(&w.as_str()))
+        && !words.iter().any(|w| ASKED_OF_A_GROUP.contains(&w.as_str()))
+    {
+        return (AnswerForm::Count, now);
+    }
     if (opens_yes_no && !asks_what) || asks_done(&lower) {
         (AnswerForm::YesNo, now)
     } else {
@@ -1080,6 +1110,9 @@ fn asks_done(lower: &str) -> bool {
         "completed",
         "complete",
         "finished",
+        // "Metformin still active at the time of death?", "statin still?" ("active problems?"
+        // asks for a list)
+        "still",
     ];
     const ASKING: &[&str] = &[
         "what", "when", "which", "how", "who", "where", "why", "list", "show", "give", "last",
@@ -1106,12 +1139,13 @@ fn titled_sex(question: &str) -> Option<&'static str> {
     })
 }
 
-/// The initial written after a capitalized word ("Karren S.'s LDL", "Karren L. - last
-/// colonoscopy?"), with that word folded: a family name's first letter, lower-case, after a
-/// given name. Not a middle initial ("Ann B. Smith": a name follows).
+/// The initial written after a word ("Karren S.'s LDL", "Karren L. - last colonoscopy?",
+/// "karren s. bronchitis"), with that word folded: a family name's first letter, lower-case,
+/// after a given name (the caller takes it only after a word that named a listed patient).
+/// Not a middle initial ("Ann B. Smith": a name follows).
 fn family_initial(question: &str) -> Option<(String, char)> {
     static INITIAL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(\p{Lu}\p{Ll}+)\s+(\p{Lu})\.(?:['’]s\b)?(\s+\p{Lu}\p{Ll})?")
+        Regex::new(r"\b(\p{L}\p{Ll}+)\s+(\p{L})\.(?:['’]s\b)?(\s+\p{Lu}\p{Ll})?")
             .expect("valid regex")
     });
     INITIAL.captures_iter(question).find_map(|c| {
@@ -1178,6 +1212,9 @@ fn expansion(term: &str) -> Option<&'static [&'static str]> {
 /// left out of the terms.
 pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysis {
     let (form, now) = answer_form(question);
+    // "On a statin at the time of death?": active then is active on the record.
+    let at_death = AT_DEATH.is_match(question) && !ABOUT_DEATH.is_match(question);
+    let now = now || at_death;
     // What it asks of a record as a whole, read from the words as written.
     let (asks_age, asks_death) = (self::asks_age(question), self::asks_death(question));
     let asks_stay = self::asks_stay(question);
@@ -1207,6 +1244,12 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     static A_SINGLE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?i)\b(a|one|any)\s+single\b").expect("valid regex"));
     let question = A_SINGLE.replace_all(&question, "$1").into_owned();
+    // The moment of death is read (`now`); its words name nothing ("time").
+    let question = if at_death {
+        AT_DEATH.replace_all(&question, " ").into_owned()
+    } else {
+        question
+    };
     // "How long anaemic?", "how long has she had asthma": since when (a stay's length is read
     // by `asks_stay`).
     static HOW_LONG: LazyLock<Regex> =
@@ -1239,7 +1282,7 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
     // fact must also name.
     static ANY_KIND: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)\b(?:(?:of|in|at|on)\s+)?any\s+(?:joint|site|kind|type|sort|form|location|body\s+part|part|cause|reason|severity|stage)s?\b",
+            r"(?i)\b(?:(?:of|in|at|on)\s+)?any\s+(?:joint|site|kind|type|sort|form|location|body\s+part|part|cause|reason|severity|stage|strength|dose|dosage|formulation|brand|route)s?\b",
         )
         .expect("valid regex")
     });
@@ -1637,11 +1680,13 @@ pub fn analyze(question: &str, name_words: &BTreeSet<String>) -> QuestionAnalysi
         alternatives: {
             let words = crate::text::words(&question);
             let has = |w: &str| words.iter().any(|x| x == w);
-            // "2018 or later", "65 or older": a bound, not an alternative.
-            let offers = words
-                .windows(2)
-                .any(|pair| pair[0] == "or" && !words::OR_BOUNDS.contains(&pair[1]))
-                || words.last().is_some_and(|w| w == "or");
+            // "2018 or later", "65 or older": a bound, not an alternative; "in 2016 or 2017",
+            // "2 or 3 doses": a period or a number, not a concept.
+            let offers = words.windows(2).any(|pair| {
+                pair[0] == "or"
+                    && !words::OR_BOUNDS.contains(&pair[1])
+                    && !pair[1].chars().all(|c| c.is_ascii_digit())
+            }) || words.last().is_some_and(|w| w == "or");
             offers && !has("and") && !has("both")
         },
         identifiers,
@@ -1858,9 +1903,15 @@ static DEATH: LazyLock<Regex> = LazyLock::new(|| {
 /// dates another question.
 static DEATH_AS_A_TIME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b",
+        r"(?i)\b(?:before|when|until|till|by\s+the\s+time|at\s+the\s+time|prior\s+to|after|in\s+the\s+years?\s+before)\s+(?:(?:she|he|they|the\s+patient|pt)\s+)?(?:died|passed|death)\b|\b(?:before|prior\s+to|until|at)\s+(?:her|his|their)\s+death\b|\b(?:at|by)\s+(?:the\s+)?time\s+of\s+(?:(?:her|his|their)\s+)?death\b|\bat\s+death\b",
     )
     .expect("valid regex")
+});
+/// "At the time of death", "when she died", "at his death": the moment of death, at which what
+/// was active then is what the record still holds active (a record ends at death).
+static AT_DEATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:at|by)\s+(?:the\s+)?time\s+(?:of\s+(?:(?:her|his|their)\s+)?death|(?:she|he|they)\s+died)\b|\bat\s+(?:(?:her|his|their)\s+)?death\b|\bwhen\s+(?:she|he|they|the\s+patient)\s+(?:died|passed)\b")
+        .expect("valid regex")
 });
 /// "What did she die of", "cause of death": the death itself asked about.
 static ABOUT_DEATH: LazyLock<Regex> = LazyLock::new(|| {
@@ -2636,6 +2687,12 @@ mod tests {
                 "{read:?}"
             );
         }
+        for asked in [
+            "Td given in 2016 or 2017 - count of pts?",
+            "sinusitis diagnosed in 2000 or later - count?",
+        ] {
+            assert!(!analyze(asked, &none).alternatives, "{asked}");
+        }
     }
 
     #[test]
@@ -3020,6 +3077,8 @@ mod tests {
             initial("Karren L. - when was her last colonoscopy?"),
             karren("l")
         );
+        assert_eq!(initial("karren S. bronchitis jan 2013?"), karren("s"));
+        assert_eq!(initial("karren l. broken wrist 2015"), karren("l"));
         assert_eq!(initial("Last BP for Mr. Homenick?"), None);
         assert_eq!(initial("Is the LDL of Ann ok?"), None);
         // A middle initial is no family name's.
@@ -3148,6 +3207,21 @@ mod tests {
         assert_eq!(total.terms, ["colonoscopy"]);
         let joint = analyze("Patients with osteoarthritis of any joint?", &none);
         assert_eq!(joint.terms, ["osteoarthriti"]);
+        for asked in [
+            "pts who've had a throat culture taken?",
+            "patients with a sutured wound on record?",
+        ] {
+            assert_eq!(analyze(asked, &none).form, AnswerForm::Count, "{asked}");
+        }
+        assert_ne!(
+            analyze("patients with asthma - median age?", &none).form,
+            AnswerForm::Count
+        );
+        let strength = analyze("ever prescribed naproxen (any strength)?", &none);
+        assert!(
+            !strength.terms.iter().any(|t| t == "strength"),
+            "{strength:?}"
+        );
         assert!(analyze("his total cholesterol?", &none)
             .terms
             .contains(&"total".to_string()));
@@ -3481,6 +3555,32 @@ mod tests {
         );
         assert!(has(&before, "a1c") && !before.asks_death);
         assert!(analyze("what did she die of?", &BTreeSet::new()).asks_death);
+        // What was active at the time of death is what the record still holds active.
+        for asked in [
+            "Onita - metformin still active at the time of death?",
+            "plavix at the time of death?",
+            "was quincy on a statin when he died?",
+        ] {
+            let at_death = analyze(asked, &BTreeSet::new());
+            assert!(
+                at_death.now && !at_death.asks_death,
+                "{asked}: {at_death:?}"
+            );
+            assert!(!at_death.terms.iter().any(|t| t == "death" || t == "time"));
+        }
+        assert!(!analyze("cause of death at the time of death?", &BTreeSet::new()).now);
+        assert_eq!(
+            analyze(
+                "Onita - metformin still active at the time of death?",
+                &BTreeSet::new()
+            )
+            .form,
+            AnswerForm::YesNo
+        );
+        assert_ne!(
+            analyze("Rosario M. active problems?", &BTreeSet::new()).form,
+            AnswerForm::YesNo
+        );
         // A qualifying word the records never write leaves the concept unread.
         let knee = analyze("any clot in the knee?", &BTreeSet::new());
         assert_eq!(unread_words(&knee, &set(&["knee"])), ["clot"]);
