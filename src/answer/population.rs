@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
+use chrono::Datelike;
 use regex::Regex;
 use sqlx::{PgPool, Row};
 
@@ -51,6 +52,10 @@ pub struct Person {
     pub age: Option<u32>,
     /// `None` when unknown or withheld (90 and over).
     pub birth_year: Option<i32>,
+    /// The latest year a patient whose birth year is withheld (90 and over) can have been born
+    /// in: 90 years before this year (a death at 90 or over came before today). What "born
+    /// before 1940" may still count without the year.
+    pub born_by: Option<i32>,
 }
 
 fn regex(pattern: &str) -> Regex {
@@ -389,6 +394,12 @@ impl Population {
             }
             value.is_some_and(|v| from.is_none_or(|f| v >= f) && to.is_none_or(|t| v <= t))
         };
+        // A withheld birth year (90 and over) is known to be no later than `born_by`: enough for
+        // "born before 1940", never for a closed range ("born in the 1930s").
+        let born = match (person.birth_year, person.born_by) {
+            (None, Some(by)) if self.born_from.is_none() => self.born_to.is_none_or(|to| by <= to),
+            _ => in_years(person.birth_year, self.born_from, self.born_to),
+        };
         let age = if self.min_age.is_none() && self.max_age.is_none() {
             true
         } else {
@@ -396,11 +407,7 @@ impl Population {
                 self.min_age.is_none_or(|m| a >= m) && self.max_age.is_none_or(|m| a < m)
             })
         };
-        vital
-            && sex
-            && age
-            && in_years(person.birth_year, self.born_from, self.born_to)
-            && in_years(person.death_year, self.died_from, self.died_to)
+        vital && sex && age && born && in_years(person.death_year, self.died_from, self.died_to)
     }
 }
 
@@ -443,6 +450,9 @@ pub async fn people(pool: &PgPool, patients: &[i64]) -> Result<BTreeMap<i64, Per
                 .get::<Option<i32>, _>("age")
                 .and_then(|a| u32::try_from(a).ok());
             person.birth_year = row.get("birth_year");
+            if person.birth_year.is_none() && person.age == Some(90) {
+                person.born_by = Some(chrono::Utc::now().year() - 90);
+            }
         }
     }
     Ok(out)
@@ -567,6 +577,7 @@ mod tests {
             death_year: None,
             age: Some(age),
             birth_year: None,
+            born_by: None,
         };
         assert!(p.admits(&woman(65, false)));
         assert!(!p.admits(&woman(64, false)));
@@ -586,6 +597,17 @@ mod tests {
             death_year: year,
             ..Person::default()
         };
+        // A birth year withheld at 90 and over is before 1940, but in no given decade.
+        let oldest = Person {
+            age: Some(90),
+            born_by: Some(1936),
+            ..Person::default()
+        };
+        assert!(population("patients born before 1940?").admits(&oldest));
+        assert!(!population("patients born in the 1930s?").admits(&oldest));
+        assert!(!population("patients born after 1920?").admits(&oldest));
+        assert!(!population("patients born before 1930?").admits(&oldest));
+        assert!(population("how many patients?").admits(&oldest));
         assert!(died.admits(&dead(Some(2021))));
         assert!(!died.admits(&dead(Some(2019))));
         assert!(!died.admits(&dead(None)));

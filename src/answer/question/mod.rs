@@ -1120,9 +1120,15 @@ fn asks_done(lower: &str) -> bool {
     ];
     static CLAUSE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"([^.!?:;,\-–—]*)\?").expect("valid regex"));
+    // "Varicella: both doses?", "HPV - all 3 doses?": whether a series is complete.
+    const SERIES: &[&str] = &["both", "all"];
+    const DOSES: &[&str] = &["dose", "doses", "shots", "jabs", "injections"];
     CLAUSE.captures_iter(lower).any(|c| {
         let words = crate::text::words(&c[1]);
-        words.iter().any(|w| DONE.contains(&w.as_str()))
+        let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+        // ("1 dose or both?" asks which.)
+        let series = has(SERIES) && has(DOSES) && !has(&["or"]);
+        (words.iter().any(|w| DONE.contains(&w.as_str())) || series)
             && !words.iter().any(|w| ASKING.contains(&w.as_str()))
     })
 }
@@ -3235,7 +3241,16 @@ mod tests {
             "rudy: lung function tested during the bronchitis in oct 2020?",
             "Kris - stool occult blood test done? when",
             "colonoscopy ever?",
+            "yuriko - varicella: both doses?",
+            "loree - adult hep A, both doses? dates",
         ] {
+            assert_eq!(analyze(q, &none).form, AnswerForm::YesNo, "{q}");
+        }
+        assert_eq!(
+            analyze("chickenpox vaccine for rudy - 1 dose or both?", &none).form,
+            AnswerForm::Facts
+        );
+        for q in ["Kris - stool occult blood test done? when"] {
             assert_eq!(analyze(q, &none).form, AnswerForm::YesNo, "{q}");
         }
         for q in [
