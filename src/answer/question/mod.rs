@@ -3250,9 +3250,6 @@ mod tests {
             analyze("chickenpox vaccine for rudy - 1 dose or both?", &none).form,
             AnswerForm::Facts
         );
-        for q in ["Kris - stool occult blood test done? when"] {
-            assert_eq!(analyze(q, &none).form, AnswerForm::YesNo, "{q}");
-        }
         for q in [
             "Darrel: scope most recently done when?",
             "strep throat in 2015 - treated with?",
